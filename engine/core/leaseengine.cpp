@@ -1,0 +1,453 @@
+#include "leaseengine.h"
+
+#include "leaseengine_p.h"
+#include "outbox.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace leasehold {
+
+namespace {
+
+std::string secondsText(std::int64_t ms)
+{
+    const std::int64_t s = (std::max<std::int64_t>(ms, 0) + 999) / 1000;
+    return std::to_string(s) + " s";
+}
+
+const char *endReason(EndCause cause)
+{
+    switch (cause) {
+    case EndCause::Release:
+        return "release";
+    case EndCause::Expiry:
+        return "expired";
+    case EndCause::Admin:
+        return "admin";
+    case EndCause::Abandoned:
+        return "abandoned";
+    }
+    return "release";
+}
+
+} // namespace
+
+LeaseEngine::LeaseEngine(const Clock &clock, EngineConfig config, std::unique_ptr<IdGenerator> ids,
+                         TokenAllocator tokens)
+    : m_clock(clock)
+    , m_config(std::move(config))
+    , m_exclusive(m_config.exclusivePatterns)
+    , m_ids(std::move(ids))
+    , m_tokens(std::move(tokens))
+    , m_outbox(std::make_unique<Outbox>())
+    , m_agents(m_config.trustMin, m_config.trustMax)
+    , m_graph(m_trie)
+{
+    // Sparse buckets keep a grant or release from touching unrelated leases' nodes.
+    m_leases.max_load_factor(0.25f);
+}
+
+LeaseEngine::~LeaseEngine()
+{
+    // Records must leave the trie before the maps that own them are destroyed.
+    for (auto &[id, w] : m_waiters) {
+        for (std::size_t i = 0; i < w->nodes.size(); ++i)
+            m_trie.removeParked(w.get(), i);
+    }
+    for (auto &[key, want] : m_wants)
+        m_trie.removeWant(want.get());
+    for (auto &[id, lease] : m_leases)
+        m_trie.removeLease(lease.get());
+}
+
+std::int64_t LeaseEngine::clampTtl(std::optional<std::int64_t> ttlMs) const
+{
+    return std::clamp(ttlMs.value_or(m_config.defaultTtlMs), m_config.minTtlMs, m_config.maxTtlMs);
+}
+
+LeaseRecord *LeaseEngine::ownLease(const AgentRecord *agent, const ResourceName &name) const
+{
+    if (const auto *leases = m_trie.leasesAt(name)) {
+        for (LeaseRecord *l : *leases) {
+            if (l->agent == agent && !l->pending)
+                return l;
+        }
+    }
+    return nullptr;
+}
+
+LeaseInfo LeaseEngine::describe(const LeaseRecord &l) const
+{
+    LeaseInfo info;
+    info.leaseId = l.leaseId;
+    info.resource = l.resource.canonical();
+    info.holder = l.agent->did;
+    info.mode = l.mode;
+    info.token = l.token;
+    info.grantedAt = l.grantedAt;
+    info.expiresAt = l.expiresAt;
+    info.ttlMs = l.ttlMs;
+    info.pins = l.pins;
+    info.pendingRelease = l.pending.has_value();
+    return info;
+}
+
+std::optional<LeaseEngine::Contention> LeaseEngine::findContention(const Request &req,
+                                                                   std::uint64_t before) const
+{
+    for (std::size_t i = 0; i < req.resources.size(); ++i) {
+        const ResourceName &name = req.resources[i];
+        if (const LeaseRecord *l = m_trie.firstLeaseConflict(name, req.exclusive[i], req.agent))
+            return Contention{i, l, nullptr};
+        if (const Waiter *w = m_trie.firstParkedConflict(name, req.exclusive[i], before))
+            return Contention{i, nullptr, w};
+    }
+    return std::nullopt;
+}
+
+Refusal LeaseEngine::simpleRefusal(RefusalReason reason, const std::string &resource,
+                                   std::string message) const
+{
+    Refusal r;
+    r.reason = reason;
+    r.resource = resource;
+    r.message = std::move(message);
+    return r;
+}
+
+Refusal LeaseEngine::contentionRefusal(const Contention &c, TimeMs now) const
+{
+    Refusal r;
+    r.reason = RefusalReason::LeaseHeld;
+    if (c.lease) {
+        r.holder = c.lease->agent->did;
+        r.leaseId = c.lease->leaseId;
+        r.heldForMs = now - c.lease->grantedAt;
+        r.expiresInMs = c.lease->pending ? 0 : std::max<std::int64_t>(0, c.lease->expiresAt - now);
+    } else {
+        r.holder = c.waiter->agent->did;
+        r.queued = true;
+        r.heldForMs = now - c.waiter->since;
+        r.expiresInMs = std::max<std::int64_t>(0, c.waiter->deadline - now);
+    }
+    return r;
+}
+
+void LeaseEngine::countRefusal(const Refusal &r)
+{
+    ++m_counters.refusals[static_cast<std::size_t>(r.reason)];
+}
+
+AcquireResult LeaseEngine::acquire(const AcquireRequest &request)
+{
+    const TimeMs now = m_clock.nowMs();
+    Request req;
+    req.agent = m_agents.obtain(request.actor);
+    req.agent->lastSeen = now;
+    req.mode = request.mode;
+    req.ttlMs = clampTtl(request.ttlMs);
+    for (const ResourceName &name : request.resources) {
+        if (std::find(req.resources.begin(), req.resources.end(), name) != req.resources.end())
+            continue;
+        req.resources.push_back(name);
+        req.exclusive.push_back(isExclusiveMode(request.mode) || m_exclusive.matches(name));
+    }
+    const std::string &first = req.resources.front().canonical();
+
+    auto refuse = [&](Refusal r) -> AcquireResult {
+        countRefusal(r);
+        emit(EventKind::Refused, request.actor, r.resource, r.leaseId, 0,
+             std::string(refusalName(r.reason)), r.holder.empty() ? "" : "holder=" + r.holder);
+        settle();
+        return r;
+    };
+    if (m_paused)
+        return refuse(simpleRefusal(RefusalReason::Paused, first,
+                                    "admissions are paused by an operator; try again later"));
+    if (req.agent->suspended)
+        return refuse(simpleRefusal(RefusalReason::Suspended, first,
+                                    request.actor + " is suspended by an operator"));
+
+    const std::optional<Contention> contention = findContention(req, kAnyTicket);
+    if (!contention) {
+        Grant grant = commit(req);
+        settle();
+        return grant;
+    }
+
+    const ResourceName &contended = req.resources[contention->index];
+    std::vector<Claim> claims;
+    for (std::size_t i = 0; i < req.resources.size(); ++i)
+        claims.push_back({&req.resources[i], req.exclusive[i]});
+    if (std::optional<WaitCycle> cycle = m_graph.findCycle(req.agent, claims)) {
+        Refusal r = contentionRefusal(*contention, now);
+        r.reason = RefusalReason::Deadlock;
+        r.resource = contended.canonical();
+        r.holder = cycle->agents[1]->did;
+        r.waitingOn = cycle->waitingOn[1];
+        for (const AgentRecord *a : cycle->agents)
+            r.cycle.push_back(a->did);
+        r.message = "waiting for " + contended.canonical() + " would deadlock: " + r.holder +
+                    " is itself waiting for " + r.waitingOn +
+                    ", which you hold. Release what you hold, then acquire the whole set in "
+                    "one call.";
+        return refuse(std::move(r));
+    }
+
+    const std::int64_t waitMs = std::min(request.waitMs, m_config.maxWaitMs);
+    if (waitMs > 0 && req.agent->held.empty()) {
+        Parked parked = park(req, waitMs);
+        settle();
+        return parked;
+    }
+
+    Refusal r = heldRefusal(req, *contention, now);
+    if (waitMs > 0) {
+        r.holdAndWait = true;
+        r.message += " You hold leases, so you may not wait: release them and acquire your "
+                     "whole working set in one call.";
+    }
+    return refuse(std::move(r));
+}
+
+Refusal LeaseEngine::heldRefusal(const Request &req, const Contention &c, TimeMs now)
+{
+    const ResourceName &contended = req.resources[c.index];
+    Refusal r = contentionRefusal(c, now);
+    r.resource = contended.canonical();
+    Stampede s;
+    s.waiters = m_trie.waitersAt(contended);
+    if (req.agent->wants.count(contended.canonical()))
+        --s.waiters;
+    s.waiters = std::max(0, s.waiters);
+    s.admitted = std::min(s.waiters, 8);
+    s.waitMs = std::min<std::int64_t>(800, 25LL << std::min(s.waiters, 6));
+    r.stampede = s;
+    r.message = r.resource + (r.queued ? " is queued for by " : " is held by ") + r.holder +
+                " (for " + secondsText(r.heldForMs) + ", " +
+                (r.queued ? "waiting up to " : "expires in ") + secondsText(r.expiresInMs) +
+                "). Back off " + std::to_string(s.waitMs) + " ms or work on something else.";
+    recordWant(req.agent, contended, req.mode, req.exclusive[c.index], s.waitMs);
+    return r;
+}
+
+Grant LeaseEngine::commit(const Request &req)
+{
+    const TimeMs now = m_clock.nowMs();
+    Grant grant;
+    for (std::size_t i = 0; i < req.resources.size(); ++i) {
+        const ResourceName &name = req.resources[i];
+        LeaseRecord *l = ownLease(req.agent, name);
+        const bool extended = l != nullptr;
+        if (l) {
+            if (!l->exclusive && req.exclusive[i]) {
+                // Upgrade a read: a new exclusive grant earns a new fencing token.
+                m_trie.removeLease(l);
+                l->exclusive = true;
+                l->mode = req.mode;
+                l->token = m_tokens.next();
+                m_trie.addLease(l);
+            } else if (l->mode == Mode::Read && req.mode != Mode::Read) {
+                l->mode = req.mode;
+            }
+        } else {
+            auto record = std::make_unique<LeaseRecord>();
+            l = record.get();
+            l->leaseId = m_ids->next("ls_");
+            l->resource = name;
+            l->mode = req.mode;
+            l->exclusive = req.exclusive[i];
+            l->token = m_tokens.next();
+            l->grantedAt = now;
+            m_agents.addHeld(req.agent, l);
+            m_trie.addLease(l);
+            m_leases.emplace(l->leaseId, std::move(record));
+        }
+        m_lastToken = std::max(m_lastToken, l->token);
+        l->ttlMs = req.ttlMs;
+        l->expiresAt = now + req.ttlMs;
+        m_deadlines.schedule(l, l->expiresAt);
+        if (auto it = req.agent->wants.find(name.canonical()); it != req.agent->wants.end())
+            dropWant(it->second);
+        LeaseInfo info = describe(*l);
+        info.extended = extended;
+        ++m_counters.grants;
+        emit(EventKind::Granted, req.agent->did, info.resource, info.leaseId, info.token,
+             extended ? "extend" : "", "mode=" + std::string(modeName(info.mode)), info.ttlMs);
+        grant.leases.push_back(std::move(info));
+    }
+    return grant;
+}
+
+void LeaseEngine::recordWant(AgentRecord *agent, const ResourceName &name, Mode mode,
+                             bool exclusive, std::int64_t backoffMs)
+{
+    const TimeMs now = m_clock.nowMs();
+    const TimeMs until = now + std::max(2 * backoffMs, m_config.minWantMs);
+    WantRecord *want = nullptr;
+    if (auto it = agent->wants.find(name.canonical()); it != agent->wants.end()) {
+        want = it->second;
+    } else {
+        auto record = std::make_unique<WantRecord>();
+        want = record.get();
+        want->agent = agent;
+        want->resource = name;
+        want->since = now;
+        m_trie.addWant(want);
+        agent->wants.emplace(name.canonical(), want);
+        m_wants.emplace(want, std::move(record));
+    }
+    want->mode = mode;
+    want->exclusive = exclusive;
+    m_deadlines.schedule(want, until);
+}
+
+void LeaseEngine::dropWant(WantRecord *want)
+{
+    m_deadlines.cancel(want);
+    m_trie.removeWant(want);
+    want->agent->wants.erase(want->resource.canonical());
+    m_wants.erase(want);
+}
+
+void LeaseEngine::dropWants(AgentRecord *agent)
+{
+    while (!agent->wants.empty())
+        dropWant(agent->wants.begin()->second);
+}
+
+ReleaseResult LeaseEngine::release(const std::string &actor,
+                                   const std::vector<ResourceName> &resources,
+                                   const std::string &leaseId)
+{
+    AgentRecord *agent = m_agents.obtain(actor);
+    agent->lastSeen = m_clock.nowMs();
+    auto refuse = [&](RefusalReason reason, const std::string &resource,
+                      std::string message) -> ReleaseResult {
+        Refusal r = simpleRefusal(reason, resource, std::move(message));
+        countRefusal(r);
+        emit(EventKind::Refused, actor, resource, leaseId, 0, std::string(refusalName(reason)));
+        settle();
+        return r;
+    };
+
+    std::vector<LeaseRecord *> targets;
+    if (resources.empty() && !leaseId.empty()) {
+        auto it = m_leases.find(leaseId);
+        if (it == m_leases.end() || it->second->agent != agent || it->second->pending)
+            return refuse(RefusalReason::StaleLease, {},
+                          "lease " + leaseId + " is not a current lease of " + actor);
+        targets.push_back(it->second.get());
+    } else if (resources.empty()) {
+        for (LeaseRecord *l : agent->held) {
+            if (!l->pending)
+                targets.push_back(l);
+        }
+    } else {
+        for (const ResourceName &name : resources) {
+            LeaseRecord *l = ownLease(agent, name);
+            if (!l && leaseId.empty())
+                return refuse(RefusalReason::NotHeld, name.canonical(),
+                              actor + " does not hold " + name.canonical());
+            if (!l || (!leaseId.empty() && l->leaseId != leaseId))
+                return refuse(RefusalReason::StaleLease, name.canonical(),
+                              "lease " + leaseId + " is not the current lease of " + actor +
+                                  " on " + name.canonical());
+            if (std::find(targets.begin(), targets.end(), l) == targets.end())
+                targets.push_back(l);
+        }
+    }
+
+    Released out;
+    for (LeaseRecord *l : targets)
+        out.released.push_back(endLease(l, EndCause::Release));
+    if (!targets.empty())
+        dropWants(agent);
+    out.trust = agent->trust;
+    settle();
+    return out;
+}
+
+LeaseResult LeaseEngine::renew(const std::string &actor, const ResourceName &resource,
+                               const std::string &leaseId, std::optional<std::int64_t> ttlMs)
+{
+    AgentRecord *agent = m_agents.obtain(actor);
+    const TimeMs now = m_clock.nowMs();
+    agent->lastSeen = now;
+    LeaseRecord *l = ownLease(agent, resource);
+    std::optional<Refusal> refusal;
+    if (agent->suspended)
+        refusal = simpleRefusal(RefusalReason::Suspended, resource.canonical(),
+                                actor + " is suspended by an operator");
+    else if (!l && leaseId.empty())
+        refusal = simpleRefusal(RefusalReason::NotHeld, resource.canonical(),
+                                actor + " does not hold " + resource.canonical());
+    else if (!l || (!leaseId.empty() && l->leaseId != leaseId))
+        refusal = simpleRefusal(RefusalReason::StaleLease, resource.canonical(),
+                                "lease " + leaseId + " is not the current lease of " + actor +
+                                    " on " + resource.canonical());
+    if (refusal) {
+        countRefusal(*refusal);
+        emit(EventKind::Refused, actor, resource.canonical(), leaseId, 0,
+             std::string(refusalName(refusal->reason)));
+        settle();
+        return *refusal;
+    }
+    l->ttlMs = clampTtl(ttlMs);
+    l->expiresAt = now + l->ttlMs;
+    m_deadlines.schedule(l, l->expiresAt);
+    LeaseInfo info = describe(*l);
+    info.extended = true;
+    emit(EventKind::Granted, actor, info.resource, info.leaseId, info.token, "renew",
+         "mode=" + std::string(modeName(info.mode)), info.ttlMs);
+    settle();
+    return info;
+}
+
+LeaseInfo LeaseEngine::endLease(LeaseRecord *lease, EndCause cause, const std::string &op)
+{
+    if (lease->pending)
+        return describe(*lease);
+    if (lease->pins > 0) {
+        lease->pending = cause;
+        lease->pendingBy = op;
+        m_deadlines.cancel(lease);
+        return describe(*lease);
+    }
+    lease->pending = cause;
+    lease->pendingBy = op;
+    LeaseInfo info = describe(*lease);
+    info.pendingRelease = false;
+    finishLease(lease);
+    return info;
+}
+
+void LeaseEngine::finishLease(LeaseRecord *lease)
+{
+    const EndCause cause = *lease->pending;
+    AgentRecord *agent = lease->agent;
+    if (cause == EndCause::Release) {
+        m_agents.adjustTrust(agent, m_config.releaseReward);
+        ++agent->releases;
+        ++m_counters.releases;
+    } else if (cause == EndCause::Expiry) {
+        m_agents.adjustTrust(agent, -m_config.expiryPenalty);
+        ++agent->expiries;
+        ++m_counters.expiries;
+    } else {
+        ++m_counters.adminReleases;
+    }
+    std::string detail = lease->pendingBy.empty() ? "" : "by=" + lease->pendingBy;
+    emit(cause == EndCause::Expiry ? EventKind::Expired : EventKind::Released, agent->did,
+         lease->resource.canonical(), lease->leaseId, lease->token, endReason(cause),
+         std::move(detail));
+    m_freed.push_back(lease->resource);
+    m_deadlines.cancel(lease);
+    m_trie.removeLease(lease);
+    m_agents.removeHeld(lease);
+    m_leases.erase(lease->leaseId);
+}
+
+} // namespace leasehold

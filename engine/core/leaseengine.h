@@ -1,0 +1,166 @@
+#pragma once
+
+#include "agentbook.h"
+#include "clock.h"
+#include "deadlinequeue.h"
+#include "engineconfig.h"
+#include "enginelistener.h"
+#include "exclusivepatterns.h"
+#include "idgenerator.h"
+#include "leasetypes.h"
+#include "resourcetrie.h"
+#include "snapshot.h"
+#include "tokenallocator.h"
+#include "waitgraph.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace leasehold {
+
+class Outbox;
+
+// The lease engine: who holds what, who waits for what, and every decision about it.
+//
+// A request names an agent, resources and a mode. A set that conflicts with nobody is granted
+// whole (never part of it); a held set is refused naming the holder with a back-off, or parked
+// in a bounded FIFO wait; a wait that would close a cycle is refused as a deadlock. Leases end
+// by release, by the engine's own alarm at expiresAt, or by an operator. Pins hold an ending
+// lease in place until the mutation they cover has landed.
+//
+// Threading: one thread owns the engine (no locks inside). Time comes only from the injected
+// Clock; the host arms one timer for nextDeadline() and calls expireDue() when it fires.
+// Results are returned by value; asynchronous outcomes (a parked wait ending) and ledger events
+// reach the EngineListener after the call that caused them has returned.
+//
+// Implementation: leaseengine.cpp (acquire, release, renew, lease ends), leaseengine_waits.cpp
+// (parked waits, wake-ups, pins, deadlines), leaseengine_admin.cpp (levers, queries, invariants).
+//
+// Invariants (checkInvariants()): no two agents hold conflicting leases; no parked waiter could
+// be granted; every live lease, pin, want and wait has exactly one deadline in the queue;
+// tokens strictly increase.
+class LeaseEngine
+{
+public:
+    LeaseEngine(const Clock &clock, EngineConfig config = {},
+                std::unique_ptr<IdGenerator> ids = std::make_unique<IdGenerator>(),
+                TokenAllocator tokens = TokenAllocator());
+    ~LeaseEngine();
+    LeaseEngine(const LeaseEngine &) = delete;
+    LeaseEngine &operator=(const LeaseEngine &) = delete;
+
+    // Requires: `listener` outlives the engine or is reset to nullptr first.
+    void setListener(EngineListener *listener) { m_listener = listener; }
+    const EngineConfig &config() const { return m_config; }
+
+    // Requires: request.resources non-empty, request.actor non-empty.
+    AcquireResult acquire(const AcquireRequest &request);
+    // Releases `resources` (all the agent holds when empty); `leaseId`, when not empty, must be
+    // the current lease on each named resource.
+    ReleaseResult release(const std::string &actor, const std::vector<ResourceName> &resources,
+                          const std::string &leaseId = {});
+    LeaseResult renew(const std::string &actor, const ResourceName &resource,
+                      const std::string &leaseId, std::optional<std::int64_t> ttlMs = {});
+    PinResult pin(const std::string &actor, const std::string &leaseId);
+    PinResult unpin(const std::string &actor, const std::string &pinId);
+
+    // Ends a parked wait that nobody waits for any more; it takes nothing.
+    void cancelWait(std::uint64_t waitId);
+    // Gives back leases granted to a caller that had gone (no trust effect). Leases the grant
+    // only extended are left alone.
+    void abandon(const Grant &grant);
+
+    // Operator levers; each is recorded with the operator's identity and moves no trust.
+    int releaseHolder(const std::string &op, const std::string &did);
+    int releaseAll(const std::string &op);
+    bool releaseLease(const std::string &op, const std::string &leaseId);
+    void suspend(const std::string &op, const std::string &did, bool suspended);
+    void pause(const std::string &op, bool paused);
+
+    // The earliest deadline of anything (lease, pin, want, wait), or nothing.
+    std::optional<TimeMs> nextDeadline() const;
+    // Completes everything due at the clock's current time.
+    void expireDue();
+
+    // Liveness as the host sees it (sessions); feeds the agents view.
+    void setLiveSessions(const std::string &did, int sessions);
+
+    Snapshot snapshot() const;
+    WaitView waitView(const ResourceName *filter = nullptr) const;
+    std::optional<LeaseInfo> lease(const std::string &leaseId) const;
+    const Counters &counters() const { return m_counters; }
+    std::size_t leaseCount() const { return m_leases.size(); }
+    std::size_t parkedCount() const { return m_waiters.size(); }
+    bool paused() const { return m_paused; }
+    std::uint64_t nextToken() const { return m_tokens.peek(); }
+
+    // Throws std::logic_error naming the first broken invariant.
+    void checkInvariants() const;
+
+private:
+    struct Request;
+    struct Contention;
+
+    std::optional<Contention> findContention(const Request &req, std::uint64_t beforeTicket) const;
+    Grant commit(const Request &req);
+    Refusal contentionRefusal(const Contention &c, TimeMs now) const;
+    // lease_held with the stampede back-off; records the requester's want.
+    Refusal heldRefusal(const Request &req, const Contention &c, TimeMs now);
+    Refusal simpleRefusal(RefusalReason reason, const std::string &resource,
+                          std::string message) const;
+    void recordWant(AgentRecord *agent, const ResourceName &name, Mode mode, bool exclusive,
+                    std::int64_t backoffMs);
+    void dropWant(WantRecord *want);
+    void dropWants(AgentRecord *agent);
+    Parked park(const Request &req, std::int64_t waitMs);
+    void unpark(Waiter *w);
+    void endWait(Waiter *w, WaitOutcome outcome);
+    Request requestOf(const Waiter &w) const;
+    void refuseParked(Waiter *w, RefusalReason reason);
+    void wake(std::vector<ResourceName> freed);
+
+    // Ends `lease` now, or marks it pending while pinned. Returns its final description.
+    LeaseInfo endLease(LeaseRecord *lease, EndCause cause, const std::string &op = {});
+    void finishLease(LeaseRecord *lease);
+    void dropPin(PinRecord *pin, const char *reason);
+    LeaseRecord *ownLease(const AgentRecord *agent, const ResourceName &name) const;
+    LeaseInfo describe(const LeaseRecord &lease) const;
+    std::int64_t clampTtl(std::optional<std::int64_t> ttlMs) const;
+
+    void emit(EventKind kind, const std::string &actor, const std::string &resource,
+              const std::string &leaseId, std::uint64_t token, std::string reason,
+              std::string detail = {}, std::int64_t ttlMs = 0);
+    // Wakes waiters for everything freed during the call, then delivers listener calls.
+    void settle();
+    void countRefusal(const Refusal &r);
+
+    const Clock &m_clock;
+    EngineConfig m_config;
+    ExclusivePatterns m_exclusive;
+    std::unique_ptr<IdGenerator> m_ids;
+    TokenAllocator m_tokens;
+    EngineListener *m_listener = nullptr;
+    std::unique_ptr<Outbox> m_outbox;
+
+    ResourceTrie m_trie;
+    DeadlineQueue m_deadlines;
+    AgentBook m_agents;
+    WaitGraph m_graph;
+    std::unordered_map<std::string_view, std::unique_ptr<LeaseRecord>>
+        m_leases; // key views leaseId
+    std::unordered_map<std::string, std::unique_ptr<PinRecord>> m_pins;
+    std::unordered_map<std::uint64_t, std::unique_ptr<Waiter>> m_waiters;
+    std::unordered_map<WantRecord *, std::unique_ptr<WantRecord>> m_wants;
+    std::vector<ResourceName> m_freed; // names freed during the current call; woken at its end
+    std::uint64_t m_nextWaitId = 1;
+    std::uint64_t m_nextTicket = 1;
+    std::uint64_t m_lastToken = 0;
+    std::uint64_t m_seq = 0;
+    bool m_paused = false;
+    Counters m_counters;
+};
+
+} // namespace leasehold

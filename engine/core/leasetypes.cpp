@@ -1,0 +1,54 @@
+#include "leasetypes.h"
+#include "ledgerevent.h"
+
+namespace leasehold {
+
+std::string_view refusalName(RefusalReason reason)
+{
+    switch (reason) {
+    case RefusalReason::LeaseHeld:
+        return "lease_held";
+    case RefusalReason::Deadlock:
+        return "deadlock";
+    case RefusalReason::StaleLease:
+        return "stale_lease";
+    case RefusalReason::NotHeld:
+        return "not_held";
+    case RefusalReason::Suspended:
+        return "suspended";
+    case RefusalReason::Paused:
+        return "paused";
+    }
+    return "lease_held";
+}
+
+std::string_view eventKindName(EventKind kind)
+{
+    switch (kind) {
+    case EventKind::Granted:
+        return "coordination.lease.granted";
+    case EventKind::Refused:
+        return "coordination.lease.refused";
+    case EventKind::Released:
+        return "coordination.lease.released";
+    case EventKind::Expired:
+        return "coordination.lease.expired";
+    case EventKind::Pinned:
+        return "coordination.lease.pinned";
+    case EventKind::Unpinned:
+        return "coordination.lease.unpinned";
+    case EventKind::AdminReleaseHolder:
+        return "coordination.lease.admin.release_holder";
+    case EventKind::AdminReleaseAll:
+        return "coordination.lease.admin.release_all";
+    case EventKind::AdminReleaseLease:
+        return "coordination.lease.admin.release_lease";
+    case EventKind::AdminSuspend:
+        return "coordination.lease.admin.suspend";
+    case EventKind::AdminPause:
+        return "coordination.lease.admin.pause";
+    }
+    return "coordination.lease.granted";
+}
+
+} // namespace leasehold

@@ -1,0 +1,107 @@
+#pragma once
+
+#include "clock.h"
+#include "mode.h"
+#include "resourcename.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace leasehold {
+
+// One granted lease, as every surface shows it.
+struct LeaseInfo
+{
+    std::string leaseId;
+    std::string resource; // canonical name
+    std::string holder;   // actorDid
+    Mode mode = Mode::Write;
+    std::uint64_t token = 0;
+    TimeMs grantedAt = 0;
+    TimeMs expiresAt = 0;
+    std::int64_t ttlMs = 0;
+    int pins = 0;
+    bool pendingRelease = false; // released or expired while pinned; ends with the last pin
+    bool extended = false;       // this grant extended a lease the agent already held
+};
+
+enum class RefusalReason { LeaseHeld, Deadlock, StaleLease, NotHeld, Suspended, Paused };
+
+std::string_view refusalName(RefusalReason reason);
+
+// The back-off a lease_held refusal carries: waitMs = min(800, 25·2^waiters).
+struct Stampede
+{
+    int waiters = 0;
+    int admitted = 0;
+    std::int64_t waitMs = 0;
+};
+
+// An expected "no". Refusals are values, never exceptions, never errors in a log.
+struct Refusal
+{
+    RefusalReason reason = RefusalReason::LeaseHeld;
+    std::string resource; // the (first) resource concerned
+    std::string holder;   // who holds it now (lease_held, deadlock)
+    std::string leaseId;  // the holder's lease, when one is named
+    std::int64_t heldForMs = 0;
+    std::int64_t expiresInMs = 0;
+    std::optional<Stampede> stampede;
+    std::string waitingOn;          // deadlock: the resource the holder itself waits for
+    std::vector<std::string> cycle; // deadlock: the DIDs in order, starting at the requester
+    bool queued = false;            // blocked by an earlier waiter, not by a lease
+    bool holdAndWait = false;       // refused at once because the requester holds leases
+    std::int64_t waitedMs = -1;     // set when a bounded wait ended without a grant
+    bool cancelled = false;         // the wait was cancelled (client gone)
+    std::string message;            // one sentence for people and models
+};
+
+struct Grant
+{
+    std::vector<LeaseInfo> leases;
+    std::int64_t waitedMs = 0;
+};
+
+// A request that waits: the engine answers later through EngineListener::onWaitEnded.
+struct Parked
+{
+    std::uint64_t waitId = 0;
+    TimeMs deadline = 0;
+};
+
+struct AcquireRequest
+{
+    std::string actor;
+    std::vector<ResourceName> resources;
+    Mode mode = Mode::Write;
+    std::optional<std::int64_t> ttlMs; // clamped to [minTtlMs, maxTtlMs]; default when absent
+    std::int64_t waitMs = 0;           // > 0 parks (capped at maxWaitMs)
+};
+
+using AcquireResult = std::variant<Grant, Refusal, Parked>;
+
+struct Released
+{
+    std::vector<LeaseInfo> released; // pendingRelease set for a pinned lease
+    double trust = 0;
+};
+
+using ReleaseResult = std::variant<Released, Refusal>;
+using LeaseResult = std::variant<LeaseInfo, Refusal>;
+
+struct PinInfo
+{
+    std::string pinId;
+    std::string leaseId;
+    std::string resource;
+    std::string holder;
+    TimeMs since = 0;
+    TimeMs deadline = 0;
+};
+
+using PinResult = std::variant<PinInfo, Refusal>;
+
+} // namespace leasehold

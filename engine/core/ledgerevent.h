@@ -1,0 +1,43 @@
+#pragma once
+
+#include "clock.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace leasehold {
+
+enum class EventKind {
+    Granted,
+    Refused,
+    Released,
+    Expired,
+    Pinned,
+    Unpinned,
+    AdminReleaseHolder,
+    AdminReleaseAll,
+    AdminReleaseLease,
+    AdminSuspend,
+    AdminPause,
+};
+
+// "coordination.lease.granted", "coordination.lease.admin.release_all", ...
+std::string_view eventKindName(EventKind kind);
+
+// One decision, as the ledger records it. seq is engine-wide and strictly increasing.
+struct LedgerEvent
+{
+    std::uint64_t seq = 0;
+    TimeMs at = 0;
+    EventKind kind = EventKind::Granted;
+    std::string actorDid; // the agent, or the operator for admin actions
+    std::string resource;
+    std::string leaseId;
+    std::uint64_t token = 0;
+    std::int64_t ttlMs = 0; // granted: the lease's ttl
+    std::string reason; // refusal reason, end cause ("release", "admin", "expired_while_pinned")
+    std::string detail; // short "key=value key=value" text
+};
+
+} // namespace leasehold

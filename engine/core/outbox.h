@@ -1,0 +1,45 @@
+#pragma once
+
+#include "enginelistener.h"
+
+#include <deque>
+#include <variant>
+
+namespace leasehold {
+
+// Listener calls the engine owes its host, delivered in order once the engine operation that
+// caused them is complete. Delivery is re-entrant safe: a listener that calls back into the
+// engine only appends; the outer delivery loop hands the new items on. A listener that throws
+// is contained (the item counts as delivered).
+class Outbox
+{
+public:
+    void event(LedgerEvent event) { m_items.emplace_back(std::move(event)); }
+    void waitBegan(std::uint64_t waitId, const std::string &actor)
+    {
+        m_items.emplace_back(Began{waitId, actor});
+    }
+    void waitEnded(std::uint64_t waitId, WaitOutcome outcome)
+    {
+        m_items.emplace_back(Ended{waitId, std::move(outcome)});
+    }
+
+    void deliver(EngineListener *listener);
+    bool empty() const { return m_items.empty(); }
+
+private:
+    struct Began
+    {
+        std::uint64_t waitId;
+        std::string actor;
+    };
+    struct Ended
+    {
+        std::uint64_t waitId;
+        WaitOutcome outcome;
+    };
+    std::deque<std::variant<LedgerEvent, Began, Ended>> m_items;
+    bool m_delivering = false;
+};
+
+} // namespace leasehold

@@ -1,0 +1,96 @@
+#pragma once
+
+#include "leasetypes.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace leasehold {
+
+struct WaiterInfo
+{
+    std::string actorDid;
+    std::string resource;
+    Mode mode = Mode::Write;
+    bool parked = false; // true: parked in a bounded wait; false: a recent refusal (a want)
+    TimeMs since = 0;
+    TimeMs deadline = 0;
+    std::string holder; // who it waits for now (empty when nobody holds it)
+    std::uint64_t waitId = 0;
+};
+
+// Two agents, each waiting for what the other holds: a waits for resourceB held by b, b waits
+// for resourceA held by a.
+struct DeadlockPair
+{
+    std::string a;
+    std::string b;
+    std::string resourceA;
+    std::string resourceB;
+};
+
+struct WaitView
+{
+    std::vector<WaiterInfo> waiters;
+    std::vector<DeadlockPair> deadlocks;
+};
+
+struct TrustInfo
+{
+    std::string actorDid;
+    double score = 0;
+    std::uint64_t releases = 0;
+    std::uint64_t expiries = 0;
+};
+
+struct AgentInfo
+{
+    std::string actorDid;
+    TimeMs lastSeen = 0;
+    int liveSessions = 0;
+    bool suspended = false;
+    int leases = 0;
+    int waits = 0;
+    double trust = 0;
+};
+
+struct Counters
+{
+    std::uint64_t grants = 0;
+    std::uint64_t releases = 0;
+    std::uint64_t expiries = 0;
+    std::uint64_t adminReleases = 0;
+    std::array<std::uint64_t, 6> refusals{}; // indexed by RefusalReason
+    std::uint64_t waitsBegun = 0;
+    std::uint64_t waitsGranted = 0;
+    std::uint64_t waitsTimedOut = 0;
+    std::uint64_t waitsCancelled = 0;
+    std::uint64_t pinsDropped = 0;
+    std::uint64_t events = 0;
+    std::uint64_t refusalsTotal() const
+    {
+        std::uint64_t n = 0;
+        for (auto r : refusals)
+            n += r;
+        return n;
+    }
+};
+
+// Everything an operator sees, from one moment.
+struct Snapshot
+{
+    TimeMs at = 0;
+    bool paused = false;
+    std::uint64_t nextToken = 0;
+    std::vector<LeaseInfo> leases;
+    std::vector<WaiterInfo> waiters;
+    std::vector<DeadlockPair> deadlocks;
+    std::vector<PinInfo> pins;
+    std::vector<TrustInfo> trust;
+    std::vector<AgentInfo> agents;
+    Counters counters;
+};
+
+} // namespace leasehold
