@@ -1,0 +1,161 @@
+#include "enginetest.h"
+
+#include <QTest>
+
+#include <random>
+
+using namespace leasehold;
+using namespace leasehold::test;
+
+class TstDeadlock : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+
+    void twoAgentsWaitingOnEachOtherAreRefused();
+    void parkedWaiterClosesACycle();
+    void cyclesOfAnyLengthAreRefused_data();
+    void cyclesOfAnyLengthAreRefused();
+    void acyclicWaitGraphsAreNeverDeadlocks();
+    void queueViewListsDeadlockPairs();
+
+private:
+    ManualClock m_clock;
+    std::unique_ptr<LeaseEngine> m_engine;
+    RecordingListener m_listener;
+};
+
+void TstDeadlock::init()
+{
+    m_clock.set(1'700'000'000'000);
+    m_engine = std::make_unique<LeaseEngine>(m_clock, EngineConfig{}, fixedIds());
+    m_listener = RecordingListener();
+    m_engine->setListener(&m_listener);
+}
+
+void TstDeadlock::cleanup()
+{
+    m_engine->checkInvariants();
+    m_engine.reset();
+}
+
+void TstDeadlock::twoAgentsWaitingOnEachOtherAreRefused()
+{
+    QVERIFY(isGrant(m_engine->acquire(req("A", {"src/a.cpp"}))));
+    QVERIFY(isGrant(m_engine->acquire(req("B", {"src/b.cpp"}))));
+    // A asks for B's file: refused, and A now wants it.
+    QCOMPARE(refusalOf(m_engine->acquire(req("A", {"src/b.cpp"}))).reason,
+             RefusalReason::LeaseHeld);
+    // B asking for A's file would close the cycle.
+    const Refusal r = refusalOf(m_engine->acquire(req("B", {"src/a.cpp"})));
+    QCOMPARE(r.reason, RefusalReason::Deadlock);
+    QCOMPARE(r.holder, std::string("A"));
+    QCOMPARE(r.waitingOn, std::string("fs:src/b.cpp"));
+    QCOMPARE(r.cycle, (std::vector<std::string>{"B", "A"}));
+    QCOMPARE(r.resource, std::string("fs:src/a.cpp"));
+    QCOMPARE(m_engine->counters().refusals[size_t(RefusalReason::Deadlock)], 1u);
+    // A deadlock refusal records no want: B does not show in the queue for src/a.cpp.
+    for (const WaiterInfo &w : m_engine->waitView().waiters)
+        QVERIFY(w.actorDid != "B");
+}
+
+void TstDeadlock::parkedWaiterClosesACycle()
+{
+    // C parks on B's resource; B holds it and asks for C's... C holds nothing (it may park),
+    // so build: A holds x; C parks on x; B holds y and A wants y; C is behind A, not a cycle.
+    QVERIFY(isGrant(m_engine->acquire(req("A", {"lock:x"}))));
+    QVERIFY(isGrant(m_engine->acquire(req("B", {"lock:y"}))));
+    const auto parked = m_engine->acquire(req("C", {"lock:y"}, Mode::Write, 60'000));
+    QVERIFY(std::holds_alternative<Parked>(parked));
+    // B asks for x held by A: A waits for nothing, so that is plain contention.
+    QCOMPARE(refusalOf(m_engine->acquire(req("B", {"lock:x"}))).reason, RefusalReason::LeaseHeld);
+    // A asks for y: B holds y and B wants x, held by A: a cycle A -> B -> A.
+    const Refusal r = refusalOf(m_engine->acquire(req("A", {"lock:y"})));
+    QCOMPARE(r.reason, RefusalReason::Deadlock);
+    QCOMPARE(r.holder, std::string("B"));
+    QCOMPARE(r.waitingOn, std::string("lock:x"));
+}
+
+void TstDeadlock::cyclesOfAnyLengthAreRefused_data()
+{
+    QTest::addColumn<int>("length");
+    for (int n : {2, 3, 4, 5, 8, 13, 21, 34, 50})
+        QTest::addRow("cycle of %d", n) << n;
+}
+
+void TstDeadlock::cyclesOfAnyLengthAreRefused()
+{
+    QFETCH(int, length);
+    // Agent i holds r_i and wants r_{i+1}; the last one asking for r_0 closes the cycle.
+    auto agent = [](int i) { return "did:agent:" + std::to_string(i); };
+    auto res = [](int i) { return "lock:r" + std::to_string(i); };
+    for (int i = 0; i < length; ++i)
+        QVERIFY(isGrant(m_engine->acquire(req(agent(i), {res(i)}))));
+    for (int i = 0; i < length - 1; ++i)
+        QCOMPARE(refusalOf(m_engine->acquire(req(agent(i), {res(i + 1)}))).reason,
+                 RefusalReason::LeaseHeld);
+    const Refusal r = refusalOf(m_engine->acquire(req(agent(length - 1), {res(0)})));
+    QCOMPARE(r.reason, RefusalReason::Deadlock);
+    QCOMPARE(r.holder, agent(0));
+    QCOMPARE(r.waitingOn, res(1));
+    QCOMPARE(int(r.cycle.size()), length);
+    QCOMPARE(r.cycle.front(), agent(length - 1));
+    for (int i = 1; i < length; ++i)
+        QCOMPARE(r.cycle[std::size_t(i)], agent(i - 1));
+}
+
+void TstDeadlock::acyclicWaitGraphsAreNeverDeadlocks()
+{
+    // Random DAGs: agents are ordered; an agent only ever waits on agents after it.
+    const unsigned seed = 20261130;
+    std::mt19937 rng(seed);
+    for (int graph = 0; graph < 300; ++graph) {
+        init();
+        const int n = 3 + int(rng() % 30);
+        auto agent = [](int i) { return "a" + std::to_string(i); };
+        auto res = [](int i) { return "lock:g/" + std::to_string(i); };
+        for (int i = 0; i < n; ++i)
+            QVERIFY(isGrant(m_engine->acquire(req(agent(i), {res(i)}))));
+        const int edges = int(rng() % (3 * n));
+        for (int e = 0; e < edges; ++e) {
+            int a = int(rng() % n), b = int(rng() % n);
+            if (a == b)
+                continue;
+            if (a > b)
+                std::swap(a, b);
+            const auto r = m_engine->acquire(req(agent(a), {res(b)}));
+            QVERIFY2(refusalOf(r).reason == RefusalReason::LeaseHeld,
+                     qPrintable(QString("graph %1 seed %2").arg(graph).arg(seed)));
+        }
+        m_engine->checkInvariants();
+    }
+}
+
+void TstDeadlock::queueViewListsDeadlockPairs()
+{
+    // A pair can form through a grant rather than a request: A wants y while C holds it; B
+    // wants x, held by A; C lets go of y and B takes it. Now each waits for the other.
+    m_engine->acquire(req("A", {"lock:x"}));
+    m_engine->acquire(req("C", {"lock:y"}));
+    QCOMPARE(refusalOf(m_engine->acquire(req("A", {"lock:y"}))).reason, RefusalReason::LeaseHeld);
+    QCOMPARE(refusalOf(m_engine->acquire(req("B", {"lock:x"}))).reason, RefusalReason::LeaseHeld);
+    QVERIFY(m_engine->waitView().deadlocks.empty());
+    m_engine->release("C", {});
+    QVERIFY(isGrant(m_engine->acquire(req("B", {"lock:y"}))));
+    const WaitView v = m_engine->waitView();
+    QCOMPARE(v.deadlocks.size(), 1u);
+    QCOMPARE(v.deadlocks[0].a, std::string("A"));
+    QCOMPARE(v.deadlocks[0].b, std::string("B"));
+    QCOMPARE(v.deadlocks[0].resourceA, std::string("lock:x")); // held by A, wanted by B
+    QCOMPARE(v.deadlocks[0].resourceB, std::string("lock:y")); // held by B, wanted by A
+    // The pair dissolves when the wants lapse.
+    m_clock.advance(5'000);
+    m_engine->expireDue();
+    QVERIFY(m_engine->waitView().deadlocks.empty());
+}
+
+QTEST_APPLESS_MAIN(TstDeadlock)
+#include "tst_deadlock.moc"
