@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+class QCoreApplication;
+
+// Everything the command line (and later the config file) decides about one run.
+struct AppOptions
+{
+    bool headless = false;
+    bool open = false;
+    bool demo = false;
+    quint16 port = 7878;
+    QString bind = QStringLiteral("127.0.0.1");
+    QString keysFile;
+    QString workspace;
+    QString dataDir;
+    QString configFile;
+};
+
+// Parses argv with QCommandLineParser. On --help/--version or a bad flag it prints and returns
+// the exit code to use; otherwise it returns the options.
+struct ParsedOptions
+{
+    std::optional<AppOptions> options;
+    int exitCode = 0;
+};
+
+ParsedOptions parseOptions(const QStringList &arguments);
+QString describeOptions(const AppOptions &options);
