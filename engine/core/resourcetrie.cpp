@@ -107,8 +107,9 @@ bool visitBlockersAt(const TrieNode *node, bool exclusive, std::uint64_t before,
     return true;
 }
 
-template<class Visit>
-bool visitBlockersBelow(const TrieNode *node, bool exclusive, std::uint64_t before, Visit &visit)
+// Calls atNode(node) for every node on the path of `name` and below it that holds parked
+// entries which may conflict with a claim of this class; stops when atNode returns false.
+template<class AtNode> bool forParkedBelow(const TrieNode *node, bool exclusive, AtNode &atNode)
 {
     for (const auto &entry : node->children) {
         const TrieNode *child = entry.second.get();
@@ -116,42 +117,23 @@ bool visitBlockersBelow(const TrieNode *node, bool exclusive, std::uint64_t befo
             exclusive ? child->subParked[0] + child->subParked[1] : child->subParked[1];
         if (relevant == 0)
             continue;
-        if (!visitBlockersAt(child, exclusive, before, visit) ||
-            !visitBlockersBelow(child, exclusive, before, visit))
+        if (!atNode(child) || !forParkedBelow(child, exclusive, atNode))
             return false;
     }
     return true;
 }
 
-template<class Visit>
-bool visitParkedSubtree(const TrieNode *node, bool exclusive, std::uint64_t before, Visit &visit)
-{
-    for (const auto &entry : node->children) {
-        const TrieNode *child = entry.second.get();
-        const std::uint32_t relevant =
-            exclusive ? child->subParked[0] + child->subParked[1] : child->subParked[1];
-        if (relevant == 0)
-            continue;
-        if (!visitParkedAt(child, exclusive, before, visit))
-            return false;
-        if (!visitParkedSubtree(child, exclusive, before, visit))
-            return false;
-    }
-    return true;
-}
-
-template<class Visit>
-void visitParkedConflicts(const TrieNode &root, const ResourceName &name, bool exclusive,
-                          std::uint64_t before, Visit &&visit)
+template<class AtNode>
+void forParkedNodes(const TrieNode &root, const ResourceName &name, bool exclusive, AtNode &&atNode)
 {
     bool go = true;
     const TrieNode *node = walkPath(root, name, [&](const TrieNode *n) {
-        if (!n->parked.empty() && !visitParkedAt(n, exclusive, before, visit))
+        if (!n->parked.empty() && !atNode(n))
             return go = false;
         return true;
     });
     if (go && node)
-        visitParkedSubtree(node, exclusive, before, visit);
+        forParkedBelow(node, exclusive, atNode);
 }
 
 void collectParkedBelow(const TrieNode *node, std::vector<TrieNode *> &out)
@@ -308,16 +290,21 @@ void ResourceTrie::forEachParkedConflict(const ResourceName &name, bool exclusiv
                                          std::uint64_t beforeTicket,
                                          FunctionRef<bool(Waiter *)> visit) const
 {
-    visitParkedConflicts(m_root, name, exclusive, beforeTicket, visit);
+    forParkedNodes(m_root, name, exclusive, [&](const TrieNode *n) {
+        return visitParkedAt(n, exclusive, beforeTicket, visit);
+    });
 }
 
 Waiter *ResourceTrie::firstParkedConflict(const ResourceName &name, bool exclusive,
                                           std::uint64_t beforeTicket) const
 {
     Waiter *found = nullptr;
-    visitParkedConflicts(m_root, name, exclusive, beforeTicket, [&found](Waiter *w) {
+    auto first = [&found](Waiter *w) {
         found = w;
         return false;
+    };
+    forParkedNodes(m_root, name, exclusive, [&](const TrieNode *n) {
+        return visitParkedAt(n, exclusive, beforeTicket, first);
     });
     return found;
 }
@@ -332,14 +319,9 @@ void ResourceTrie::forEachParkedBlocker(const ResourceName &name, bool exclusive
                                         std::uint64_t beforeTicket,
                                         FunctionRef<bool(Waiter *)> visit) const
 {
-    bool go = true;
-    const TrieNode *node = walkPath(m_root, name, [&](const TrieNode *n) {
-        if (!n->parked.empty() && !visitBlockersAt(n, exclusive, beforeTicket, visit))
-            return go = false;
-        return true;
+    forParkedNodes(m_root, name, exclusive, [&](const TrieNode *n) {
+        return visitBlockersAt(n, exclusive, beforeTicket, visit);
     });
-    if (go && node)
-        visitBlockersBelow(node, exclusive, beforeTicket, visit);
 }
 
 int ResourceTrie::waitersAt(const ResourceName &name) const

@@ -55,6 +55,34 @@ public:
     bool throwOnEnd = false;
 };
 
+inline std::unique_ptr<IdGenerator> fixedIds()
+{
+    return std::make_unique<IdGenerator>(IdGenerator::Key{0x1234, 0x5678});
+}
+
+// The engine under test with a manual clock and a recording listener. Test classes derive
+// from it, call reset() in init() and finish() (which checks every invariant) in cleanup().
+class EngineFixture
+{
+protected:
+    void reset(EngineConfig config = {})
+    {
+        m_clock.set(1'700'000'000'000);
+        m_engine = std::make_unique<LeaseEngine>(m_clock, std::move(config), fixedIds());
+        m_listener = RecordingListener();
+        m_engine->setListener(&m_listener);
+    }
+    void finish()
+    {
+        m_engine->checkInvariants();
+        m_engine.reset();
+    }
+
+    ManualClock m_clock;
+    std::unique_ptr<LeaseEngine> m_engine;
+    RecordingListener m_listener;
+};
+
 inline ResourceName name(const std::string &text)
 {
     static const ResourceParser parser("/work/space");
@@ -76,11 +104,6 @@ inline AcquireRequest req(const std::string &actor, std::initializer_list<std::s
     r.waitMs = waitMs;
     r.ttlMs = ttlMs;
     return r;
-}
-
-inline std::unique_ptr<IdGenerator> fixedIds()
-{
-    return std::make_unique<IdGenerator>(IdGenerator::Key{0x1234, 0x5678});
 }
 
 inline bool isGrant(const AcquireResult &r)

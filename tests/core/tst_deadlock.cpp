@@ -7,7 +7,7 @@
 using namespace leasehold;
 using namespace leasehold::test;
 
-class TstDeadlock : public QObject
+class TstDeadlock : public QObject, private EngineFixture
 {
     Q_OBJECT
 
@@ -21,25 +21,16 @@ private slots:
     void cyclesOfAnyLengthAreRefused();
     void acyclicWaitGraphsAreNeverDeadlocks();
     void queueViewListsDeadlockPairs();
-
-private:
-    ManualClock m_clock;
-    std::unique_ptr<LeaseEngine> m_engine;
-    RecordingListener m_listener;
 };
 
 void TstDeadlock::init()
 {
-    m_clock.set(1'700'000'000'000);
-    m_engine = std::make_unique<LeaseEngine>(m_clock, EngineConfig{}, fixedIds());
-    m_listener = RecordingListener();
-    m_engine->setListener(&m_listener);
+    reset();
 }
 
 void TstDeadlock::cleanup()
 {
-    m_engine->checkInvariants();
-    m_engine.reset();
+    finish();
 }
 
 void TstDeadlock::twoAgentsWaitingOnEachOtherAreRefused()

@@ -7,7 +7,7 @@
 using namespace leasehold;
 using namespace leasehold::test;
 
-class TstLeaseEngine : public QObject
+class TstLeaseEngine : public QObject, private EngineFixture
 {
     Q_OBJECT
 
@@ -42,29 +42,20 @@ private slots:
     void pausedAdmissionsAreRefused();
     void snapshotIsConsistent();
     void everyDecisionIsAnEvent();
-
-private:
-    ManualClock m_clock;
-    std::unique_ptr<LeaseEngine> m_engine;
-    RecordingListener m_listener;
 };
 
 void TstLeaseEngine::init()
 {
-    m_clock.set(1'700'000'000'000);
     EngineConfig config;
     config.exclusivePatterns = {"**/*.sqlite"};
     config.trustMin = -12;
     config.trustMax = 2;
-    m_engine = std::make_unique<LeaseEngine>(m_clock, config, fixedIds());
-    m_listener = RecordingListener();
-    m_engine->setListener(&m_listener);
+    reset(config);
 }
 
 void TstLeaseEngine::cleanup()
 {
-    m_engine->checkInvariants();
-    m_engine.reset();
+    finish();
 }
 
 void TstLeaseEngine::freeSetIsGrantedWithFullShape()

@@ -5,7 +5,7 @@
 using namespace leasehold;
 using namespace leasehold::test;
 
-class TstPins : public QObject
+class TstPins : public QObject, private EngineFixture
 {
     Q_OBJECT
 
@@ -23,24 +23,16 @@ private slots:
 private:
     std::string grantOne(const std::string &actor, const std::string &resource,
                          std::int64_t ttl = 30'000);
-
-    ManualClock m_clock;
-    std::unique_ptr<LeaseEngine> m_engine;
-    RecordingListener m_listener;
 };
 
 void TstPins::init()
 {
-    m_clock.set(1'700'000'000'000);
-    m_engine = std::make_unique<LeaseEngine>(m_clock, EngineConfig{}, fixedIds());
-    m_listener = RecordingListener();
-    m_engine->setListener(&m_listener);
+    reset();
 }
 
 void TstPins::cleanup()
 {
-    m_engine->checkInvariants();
-    m_engine.reset();
+    finish();
 }
 
 std::string TstPins::grantOne(const std::string &actor, const std::string &resource,

@@ -5,7 +5,7 @@
 using namespace leasehold;
 using namespace leasehold::test;
 
-class TstWaits : public QObject
+class TstWaits : public QObject, private EngineFixture
 {
     Q_OBJECT
 
@@ -28,25 +28,16 @@ private slots:
     void stampedeBackoffGrowsAndCaps();
     void adminLeversEndWaits();
     void hooksFireOncePerWaitAndMayThrow();
-
-private:
-    ManualClock m_clock;
-    std::unique_ptr<LeaseEngine> m_engine;
-    RecordingListener m_listener;
 };
 
 void TstWaits::init()
 {
-    m_clock.set(1'700'000'000'000);
-    m_engine = std::make_unique<LeaseEngine>(m_clock, EngineConfig{}, fixedIds());
-    m_listener = RecordingListener();
-    m_engine->setListener(&m_listener);
+    reset();
 }
 
 void TstWaits::cleanup()
 {
-    m_engine->checkInvariants();
-    m_engine.reset();
+    finish();
 }
 
 void TstWaits::threeWaitersAreGrantedInArrivalOrder()
