@@ -1,4 +1,6 @@
 #include "options.h"
+#include "service.h"
+#include "signalwatcher.h"
 #include "version.h"
 
 #include <QCoreApplication>
@@ -14,10 +16,15 @@ int main(int argc, char *argv[])
     const ParsedOptions parsed = parseOptions(QCoreApplication::arguments());
     if (!parsed.options)
         return parsed.exitCode;
+    if (!parsed.options->headless)
+        QTextStream(stderr) << "leasehold: the console window is not part of this build yet; "
+                               "running headless\n";
 
-    // The service is not part of this build yet (see --help): show what would run and stop.
-    QTextStream(stdout) << "leasehold " << LEASEHOLD_VERSION
-                        << ": engine only, no HTTP service in this build\n"
-                        << describeOptions(*parsed.options);
-    return 0;
+    Service service(*parsed.options);
+    if (const int code = service.start(); code != 0)
+        return code;
+    SignalWatcher watcher;
+    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &app,
+                     [] { QCoreApplication::exit(0); });
+    return QCoreApplication::exec();
 }

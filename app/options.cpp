@@ -3,6 +3,10 @@
 #include "version.h"
 
 #include <QCommandLineParser>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTextStream>
 
 ParsedOptions parseOptions(const QStringList &arguments)
@@ -12,8 +16,8 @@ ParsedOptions parseOptions(const QStringList &arguments)
         QStringLiteral("Leasehold: an operator console and lease engine that keeps a fleet of AI "
                        "agents from changing the same thing at once.\n\n"
                        "This build carries the lease engine only: the HTTP service (REST and "
-                       "MCP) and the console window are not in it yet, so every mode prints the "
-                       "configuration it would run with and exits."));
+                       "MCP) runs in this build; the console window does not yet, so the window "
+                       "mode runs headless too."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption headless(QStringLiteral("headless"),
@@ -65,37 +69,51 @@ ParsedOptions parseOptions(const QStringList &arguments)
     }
 
     AppOptions o;
-    o.headless = parser.isSet(headless);
-    o.open = parser.isSet(open);
-    o.demo = parser.isSet(demo);
-    bool ok = false;
-    const uint portValue = parser.value(port).toUInt(&ok);
-    if (!ok || portValue > 65535) {
-        QTextStream(stderr) << "leasehold: --port must be a number from 0 to 65535\n";
-        result.exitCode = 2;
-        return result;
+    if (parser.isSet(config)) {
+        // Settings from the config file first; flags given on the command line override them.
+        QFile file(parser.value(config));
+        QJsonParseError parseError;
+        const QJsonDocument doc = file.open(QIODevice::ReadOnly)
+                                      ? QJsonDocument::fromJson(file.readAll(), &parseError)
+                                      : QJsonDocument();
+        if (!doc.isObject()) {
+            QTextStream(stderr) << "leasehold: --config " << parser.value(config)
+                                << ": not a readable JSON object\n";
+            result.exitCode = 2;
+            return result;
+        }
+        const QJsonObject c = doc.object();
+        o.port = static_cast<quint16>(c.value(QStringLiteral("port")).toInt(o.port));
+        o.bind = c.value(QStringLiteral("bind")).toString(o.bind);
+        o.open = c.value(QStringLiteral("open")).toBool(false);
+        o.keysFile = c.value(QStringLiteral("keys")).toString();
+        o.workspace = c.value(QStringLiteral("workspace")).toString();
+        o.dataDir = c.value(QStringLiteral("dataDir")).toString();
+        for (const QJsonValue &v : c.value(QStringLiteral("exclusive")).toArray())
+            o.exclusive << v.toString();
     }
-    o.port = static_cast<quint16>(portValue);
-    o.bind = parser.value(bind);
-    o.keysFile = parser.value(keys);
-    o.workspace = parser.value(workspace);
-    o.dataDir = parser.value(dataDir);
+    o.headless = parser.isSet(headless);
+    o.open = o.open || parser.isSet(open);
+    o.demo = parser.isSet(demo);
+    if (parser.isSet(port)) {
+        bool ok = false;
+        const uint portValue = parser.value(port).toUInt(&ok);
+        if (!ok || portValue > 65535) {
+            QTextStream(stderr) << "leasehold: --port must be a number from 0 to 65535\n";
+            result.exitCode = 2;
+            return result;
+        }
+        o.port = static_cast<quint16>(portValue);
+    }
+    auto flag = [&parser](const QCommandLineOption &option, QString &field) {
+        if (parser.isSet(option))
+            field = parser.value(option);
+    };
+    flag(bind, o.bind);
+    flag(keys, o.keysFile);
+    flag(workspace, o.workspace);
+    flag(dataDir, o.dataDir);
     o.configFile = parser.value(config);
     result.options = o;
     return result;
-}
-
-QString describeOptions(const AppOptions &o)
-{
-    QString text;
-    QTextStream out(&text);
-    out << "mode       " << (o.headless ? "headless" : "window") << "\n"
-        << "bind       " << o.bind << ":" << o.port << "\n"
-        << "auth       " << (o.open ? "open (agents name themselves)" : "bearer keys") << "\n"
-        << "keys       " << (o.keysFile.isEmpty() ? "(data-dir key store)" : o.keysFile) << "\n"
-        << "workspace  " << (o.workspace.isEmpty() ? "(none)" : o.workspace) << "\n"
-        << "data-dir   " << (o.dataDir.isEmpty() ? "(default)" : o.dataDir) << "\n"
-        << "config     " << (o.configFile.isEmpty() ? "(none)" : o.configFile) << "\n"
-        << "demo       " << (o.demo ? "on" : "off") << "\n";
-    return text;
 }

@@ -19,6 +19,7 @@ struct AppOptions
     QString workspace;
     QString dataDir;
     QString configFile;
+    QStringList exclusive; // resources not safe to read concurrently (config "exclusive")
 };
 
 // Parses argv with QCommandLineParser. On --help/--version or a bad flag it prints and returns
@@ -30,4 +31,3 @@ struct ParsedOptions
 };
 
 ParsedOptions parseOptions(const QStringList &arguments);
-QString describeOptions(const AppOptions &options);

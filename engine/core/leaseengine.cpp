@@ -158,8 +158,9 @@ AcquireResult LeaseEngine::acquire(const AcquireRequest &request)
 
     auto refuse = [&](Refusal r) -> AcquireResult {
         countRefusal(r);
-        emit(EventKind::Refused, request.actor, r.resource, r.leaseId, 0,
-             std::string(refusalName(r.reason)), r.holder.empty() ? "" : "holder=" + r.holder);
+        recordEvent(EventKind::Refused, request.actor, r.resource, r.leaseId, 0,
+                    std::string(refusalName(r.reason)),
+                    r.holder.empty() ? "" : "holder=" + r.holder);
         settle();
         return r;
     };
@@ -274,8 +275,9 @@ Grant LeaseEngine::commit(const Request &req)
         LeaseInfo info = describe(*l);
         info.extended = extended;
         ++m_counters.grants;
-        emit(EventKind::Granted, req.agent->did, info.resource, info.leaseId, info.token,
-             extended ? "extend" : "", "mode=" + std::string(modeName(info.mode)), info.ttlMs);
+        recordEvent(EventKind::Granted, req.agent->did, info.resource, info.leaseId, info.token,
+                    extended ? "extend" : "", "mode=" + std::string(modeName(info.mode)),
+                    info.ttlMs);
         grant.leases.push_back(std::move(info));
     }
     return grant;
@@ -328,7 +330,8 @@ ReleaseResult LeaseEngine::release(const std::string &actor,
                       std::string message) -> ReleaseResult {
         Refusal r = simpleRefusal(reason, resource, std::move(message));
         countRefusal(r);
-        emit(EventKind::Refused, actor, resource, leaseId, 0, std::string(refusalName(reason)));
+        recordEvent(EventKind::Refused, actor, resource, leaseId, 0,
+                    std::string(refusalName(reason)));
         settle();
         return r;
     };
@@ -390,8 +393,8 @@ LeaseResult LeaseEngine::renew(const std::string &actor, const ResourceName &res
                                     " on " + resource.canonical());
     if (refusal) {
         countRefusal(*refusal);
-        emit(EventKind::Refused, actor, resource.canonical(), leaseId, 0,
-             std::string(refusalName(refusal->reason)));
+        recordEvent(EventKind::Refused, actor, resource.canonical(), leaseId, 0,
+                    std::string(refusalName(refusal->reason)));
         settle();
         return *refusal;
     }
@@ -400,8 +403,8 @@ LeaseResult LeaseEngine::renew(const std::string &actor, const ResourceName &res
     m_deadlines.schedule(l, l->expiresAt);
     LeaseInfo info = describe(*l);
     info.extended = true;
-    emit(EventKind::Granted, actor, info.resource, info.leaseId, info.token, "renew",
-         "mode=" + std::string(modeName(info.mode)), info.ttlMs);
+    recordEvent(EventKind::Granted, actor, info.resource, info.leaseId, info.token, "renew",
+                "mode=" + std::string(modeName(info.mode)), info.ttlMs);
     settle();
     return info;
 }
@@ -440,9 +443,9 @@ void LeaseEngine::finishLease(LeaseRecord *lease)
         ++m_counters.adminReleases;
     }
     std::string detail = lease->pendingBy.empty() ? "" : "by=" + lease->pendingBy;
-    emit(cause == EndCause::Expiry ? EventKind::Expired : EventKind::Released, agent->did,
-         lease->resource.canonical(), lease->leaseId, lease->token, endReason(cause),
-         std::move(detail));
+    recordEvent(cause == EndCause::Expiry ? EventKind::Expired : EventKind::Released, agent->did,
+                lease->resource.canonical(), lease->leaseId, lease->token, endReason(cause),
+                std::move(detail));
     m_freed.push_back(lease->resource);
     m_deadlines.cancel(lease);
     m_trie.removeLease(lease);

@@ -130,9 +130,9 @@ private:
     LeaseInfo describe(const LeaseRecord &lease) const;
     std::int64_t clampTtl(std::optional<std::int64_t> ttlMs) const;
 
-    void emit(EventKind kind, const std::string &actor, const std::string &resource,
-              const std::string &leaseId, std::uint64_t token, std::string reason,
-              std::string detail = {}, std::int64_t ttlMs = 0);
+    void recordEvent(EventKind kind, const std::string &actor, const std::string &resource,
+                     const std::string &leaseId, std::uint64_t token, std::string reason,
+                     std::string detail = {}, std::int64_t ttlMs = 0);
     // Wakes waiters for everything freed during the call, then delivers listener calls.
     void settle();
     void countRefusal(const Refusal &r);

@@ -20,8 +20,8 @@ int LeaseEngine::releaseHolder(const std::string &op, const std::string &did)
             }
         }
     }
-    emit(EventKind::AdminReleaseHolder, op, {}, {}, 0, {},
-         "target=" + did + " released=" + std::to_string(released));
+    recordEvent(EventKind::AdminReleaseHolder, op, {}, {}, 0, {},
+                "target=" + did + " released=" + std::to_string(released));
     settle();
     return released;
 }
@@ -36,7 +36,8 @@ int LeaseEngine::releaseAll(const std::string &op)
     }
     for (LeaseRecord *l : all)
         endLease(l, EndCause::Admin, op);
-    emit(EventKind::AdminReleaseAll, op, {}, {}, 0, {}, "released=" + std::to_string(all.size()));
+    recordEvent(EventKind::AdminReleaseAll, op, {}, {}, 0, {},
+                "released=" + std::to_string(all.size()));
     settle();
     return static_cast<int>(all.size());
 }
@@ -50,8 +51,8 @@ bool LeaseEngine::releaseLease(const std::string &op, const std::string &leaseId
         resource = it->second->resource.canonical();
         endLease(it->second.get(), EndCause::Admin, op);
     }
-    emit(EventKind::AdminReleaseLease, op, resource, leaseId, 0, {},
-         found ? "released=1" : "released=0");
+    recordEvent(EventKind::AdminReleaseLease, op, resource, leaseId, 0, {},
+                found ? "released=1" : "released=0");
     settle();
     return found;
 }
@@ -60,8 +61,8 @@ void LeaseEngine::suspend(const std::string &op, const std::string &did, bool su
 {
     AgentRecord *agent = m_agents.obtain(did);
     agent->suspended = suspended;
-    emit(EventKind::AdminSuspend, op, {}, {}, 0, {},
-         "target=" + did + (suspended ? " suspended=true" : " suspended=false"));
+    recordEvent(EventKind::AdminSuspend, op, {}, {}, 0, {},
+                "target=" + did + (suspended ? " suspended=true" : " suspended=false"));
     if (suspended) {
         const std::vector<Waiter *> parked = agent->parked;
         for (Waiter *w : parked)
@@ -73,7 +74,7 @@ void LeaseEngine::suspend(const std::string &op, const std::string &did, bool su
 void LeaseEngine::pause(const std::string &op, bool paused)
 {
     m_paused = paused;
-    emit(EventKind::AdminPause, op, {}, {}, 0, {}, paused ? "paused=true" : "paused=false");
+    recordEvent(EventKind::AdminPause, op, {}, {}, 0, {}, paused ? "paused=true" : "paused=false");
     if (paused) {
         std::vector<Waiter *> parked;
         for (auto &[id, w] : m_waiters)

@@ -72,8 +72,8 @@ void LeaseEngine::refuseParked(Waiter *w, RefusalReason reason)
                                   : w->agent->did + " was suspended by an operator");
     r.waitedMs = m_clock.nowMs() - w->since;
     countRefusal(r);
-    emit(EventKind::Refused, w->agent->did, r.resource, {}, 0, std::string(refusalName(reason)),
-         "waitedMs=" + std::to_string(r.waitedMs));
+    recordEvent(EventKind::Refused, w->agent->did, r.resource, {}, 0,
+                std::string(refusalName(reason)), "waitedMs=" + std::to_string(r.waitedMs));
     endWait(w, std::move(r));
 }
 
@@ -197,8 +197,8 @@ PinResult LeaseEngine::pin(const std::string &actor, const std::string &leaseId)
                                 actor + " does not hold lease " + leaseId);
     if (refusal) {
         countRefusal(*refusal);
-        emit(EventKind::Refused, actor, refusal->resource, leaseId, 0,
-             std::string(refusalName(refusal->reason)), "op=pin");
+        recordEvent(EventKind::Refused, actor, refusal->resource, leaseId, 0,
+                    std::string(refusalName(refusal->reason)), "op=pin");
         settle();
         return *refusal;
     }
@@ -211,8 +211,8 @@ PinResult LeaseEngine::pin(const std::string &actor, const std::string &leaseId)
     m_deadlines.schedule(p, now + m_config.pinBoundMs);
     ++lease->pins;
     m_pins.emplace(p->pinId, std::move(record));
-    emit(EventKind::Pinned, actor, lease->resource.canonical(), leaseId, lease->token, {},
-         "pinId=" + p->pinId);
+    recordEvent(EventKind::Pinned, actor, lease->resource.canonical(), leaseId, lease->token, {},
+                "pinId=" + p->pinId);
     PinInfo info{p->pinId, leaseId, lease->resource.canonical(), actor, p->since, p->deadline};
     settle();
     return info;
@@ -232,8 +232,8 @@ PinResult LeaseEngine::unpin(const std::string &actor, const std::string &pinId)
                                 actor + " does not hold pin " + pinId);
     if (refusal) {
         countRefusal(*refusal);
-        emit(EventKind::Refused, actor, refusal->resource, {}, 0,
-             std::string(refusalName(refusal->reason)), "op=unpin pinId=" + pinId);
+        recordEvent(EventKind::Refused, actor, refusal->resource, {}, 0,
+                    std::string(refusalName(refusal->reason)), "op=unpin pinId=" + pinId);
         settle();
         return *refusal;
     }
@@ -250,8 +250,8 @@ void LeaseEngine::dropPin(PinRecord *pin, const char *reason)
     LeaseRecord *lease = pin->lease;
     m_deadlines.cancel(pin);
     --lease->pins;
-    emit(EventKind::Unpinned, lease->agent->did, lease->resource.canonical(), lease->leaseId,
-         lease->token, reason, "pinId=" + pin->pinId);
+    recordEvent(EventKind::Unpinned, lease->agent->did, lease->resource.canonical(), lease->leaseId,
+                lease->token, reason, "pinId=" + pin->pinId);
     m_pins.erase(pin->pinId);
     if (lease->pins == 0 && lease->pending)
         finishLease(lease);
@@ -304,9 +304,9 @@ void LeaseEngine::expireDue()
             r.message += " Waited " + std::to_string(r.waitedMs) + " ms.";
             ++m_counters.waitsTimedOut;
             countRefusal(r);
-            emit(EventKind::Refused, w->agent->did, r.resource, r.leaseId, 0,
-                 std::string(refusalName(r.reason)),
-                 "holder=" + r.holder + " waitedMs=" + std::to_string(r.waitedMs));
+            recordEvent(EventKind::Refused, w->agent->did, r.resource, r.leaseId, 0,
+                        std::string(refusalName(r.reason)),
+                        "holder=" + r.holder + " waitedMs=" + std::to_string(r.waitedMs));
             endWait(w, std::move(r));
             break;
         }
@@ -315,9 +315,9 @@ void LeaseEngine::expireDue()
     settle();
 }
 
-void LeaseEngine::emit(EventKind kind, const std::string &actor, const std::string &resource,
-                       const std::string &leaseId, std::uint64_t token, std::string reason,
-                       std::string detail, std::int64_t ttlMs)
+void LeaseEngine::recordEvent(EventKind kind, const std::string &actor, const std::string &resource,
+                              const std::string &leaseId, std::uint64_t token, std::string reason,
+                              std::string detail, std::int64_t ttlMs)
 {
     ++m_counters.events;
     const std::uint64_t seq = ++m_seq;

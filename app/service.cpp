@@ -1,0 +1,116 @@
+#include "service.h"
+
+#include "enginehost.h"
+#include "httpfront.h"
+#include "keystore.h"
+#include "version.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHostAddress>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStandardPaths>
+#include <QTextStream>
+
+using namespace leasehold;
+
+namespace {
+
+QString dataDirectory(const AppOptions &o)
+{
+    if (!o.dataDir.isEmpty())
+        return o.dataDir;
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+}
+
+// The data directory's key store: created on first start with one admin key, readable only
+// by its owner. The key itself is never printed; its location is.
+std::optional<KeyStore> dataDirKeys(const QString &dir, QString *error)
+{
+    const QString path = QDir(dir).filePath(QStringLiteral("keys.json"));
+    if (QFileInfo::exists(path))
+        return KeyStore::fromFile(path, error);
+    if (!QDir().mkpath(dir)) {
+        *error = QStringLiteral("cannot create data directory %1").arg(dir);
+        return std::nullopt;
+    }
+    const QByteArray key = KeyStore::mintKey();
+    QJsonObject entry{
+        {"key", QString::fromLatin1(key)}, {"did", "did:op:admin"}, {"role", "admin"}};
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly)) {
+        *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+        return std::nullopt;
+    }
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(QJsonDocument(QJsonObject{{"keys", QJsonArray{entry}}}).toJson());
+    file.close();
+    QTextStream(stderr) << "leasehold: created an admin key for did:op:admin in " << path << "\n";
+    return KeyStore::fromFile(path, error);
+}
+
+} // namespace
+
+Service::Service(AppOptions options, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+{}
+
+Service::~Service() = default;
+
+int Service::start()
+{
+    QTextStream err(stderr);
+    const QHostAddress address(m_options.bind);
+    if (address.isNull()) {
+        err << "leasehold: --bind " << m_options.bind << " is not an IP address\n";
+        return 2;
+    }
+    if (m_options.open && !address.isLoopback()) {
+        err << "leasehold: --open lets agents name themselves without keys, so it only runs on a "
+               "loopback address (got "
+            << m_options.bind << ")\n";
+        return 2;
+    }
+
+    EngineConfig config;
+    for (const QString &pattern : m_options.exclusive)
+        config.exclusivePatterns.push_back(pattern.toStdString());
+    m_host = std::make_unique<EngineHost>(config);
+    if (!m_options.workspace.isEmpty()) {
+        const QFileInfo root(m_options.workspace);
+        if (!root.isDir()) {
+            err << "leasehold: --workspace " << m_options.workspace << " is not a directory\n";
+            return 2;
+        }
+        m_host->setWorkspaceRoot(root.canonicalFilePath().toStdString());
+    }
+
+    QString error;
+    std::optional<KeyStore> keys = m_options.keysFile.isEmpty()
+                                       ? dataDirKeys(dataDirectory(m_options), &error)
+                                       : KeyStore::fromFile(m_options.keysFile, &error);
+    if (!keys) {
+        err << "leasehold: " << error << "\n";
+        return 2;
+    }
+
+    HttpFront::Options front;
+    front.open = m_options.open;
+    front.version = QStringLiteral(LEASEHOLD_VERSION);
+    m_front = std::make_unique<HttpFront>(*m_host, std::move(*keys), front);
+    const quint16 port = m_front->listen(address, m_options.port, &error);
+    if (port == 0) {
+        err << "leasehold: cannot listen on " << m_options.bind << ":" << m_options.port << ": "
+            << error << "\n";
+        return 2;
+    }
+    const QString host = address.protocol() == QAbstractSocket::IPv6Protocol
+                             ? "[" + address.toString() + "]"
+                             : address.toString();
+    QTextStream(stdout) << "listening http://" << host << ":" << port << Qt::endl;
+    return 0;
+}

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "options.h"
+
+#include <QObject>
+
+#include <memory>
+
+namespace leasehold {
+class EngineHost;
+class HttpFront;
+} // namespace leasehold
+
+// One running Leasehold service built from the options: the engine host and the HTTP front on
+// this thread, with keys from --keys, --open, or the data directory's key store.
+class Service : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit Service(AppOptions options, QObject *parent = nullptr);
+    ~Service() override;
+
+    // Starts listening and prints "listening http://HOST:PORT"; returns 0, or an exit code
+    // (2) after printing why it could not start.
+    int start();
+
+private:
+    bool loadKeys(class QString *error);
+
+    AppOptions m_options;
+    std::unique_ptr<leasehold::EngineHost> m_host;
+    std::unique_ptr<leasehold::HttpFront> m_front;
+};

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "clock.h"
+#include "leaseengine.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+
+namespace leasehold {
+
+// Owns the lease engine on one thread and drives its time: one single-shot timer is armed for
+// the engine's earliest deadline after every call, so expiries, pin bounds and wait deadlines
+// happen on time without polling. Keeps the recent ledger in a bounded ring and routes the
+// outcome of each parked wait to whoever asked.
+//
+// Thread: everything here runs on the thread that owns the object (the engine thread).
+class EngineHost : public QObject, private EngineListener
+{
+    Q_OBJECT
+
+public:
+    using WaitCallback = std::function<void(const WaitOutcome &)>;
+
+    explicit EngineHost(EngineConfig config, const Clock *clock = nullptr,
+                        std::size_t ledgerCapacity = 50'000, QObject *parent = nullptr);
+    ~EngineHost() override;
+
+    LeaseEngine &engine() { return *m_engine; }
+    const ResourceParser &parser() const { return m_parser; }
+    void setWorkspaceRoot(const std::string &root) { m_parser = ResourceParser(root); }
+
+    // Runs `call` against the engine, then re-arms the alarm. Every mutation goes through here.
+    template<class F> auto run(F &&call) -> decltype(call(std::declval<LeaseEngine &>()))
+    {
+        if constexpr (std::is_void_v<decltype(call(*m_engine))>) {
+            call(*m_engine);
+            rearm();
+        } else {
+            auto result = call(*m_engine);
+            rearm();
+            return result;
+        }
+    }
+
+    // Registers who hears the end of parked wait `waitId` (exactly once).
+    void onWaitEnd(std::uint64_t waitId, WaitCallback callback);
+    // The client of a parked wait went away: cancel it; a grant that raced it is given back.
+    void abandonWait(std::uint64_t waitId);
+
+    // Events with seq > since, oldest first, at most `limit`, optionally for one agent.
+    std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
+                                    const std::string &actor = {}) const;
+    std::uint64_t ledgerDropped() const { return m_dropped; }
+
+signals:
+    void eventRecorded(const leasehold::LedgerEvent &event);
+
+private:
+    void onEvent(const LedgerEvent &event) override;
+    void onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome) override;
+    void rearm();
+    void fire();
+
+    std::unique_ptr<Clock> m_ownClock;
+    const Clock *m_clock;
+    std::unique_ptr<LeaseEngine> m_engine;
+    ResourceParser m_parser;
+    QTimer m_alarm;
+    std::deque<LedgerEvent> m_ledger;
+    std::size_t m_ledgerCapacity;
+    std::uint64_t m_dropped = 0;
+    std::unordered_map<std::uint64_t, WaitCallback> m_waits;
+    std::unordered_map<std::uint64_t, bool> m_abandoned;
+};
+
+} // namespace leasehold

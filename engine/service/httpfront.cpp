@@ -1,0 +1,144 @@
+#include "httpfront.h"
+
+#include "openapi.h"
+
+#include <QElapsedTimer>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QPointer>
+#include <QTcpSocket>
+
+namespace leasehold {
+
+namespace {
+
+QByteArray methodName(QHttpServerRequest::Method method)
+{
+    switch (method) {
+    case QHttpServerRequest::Method::Get:
+        return "GET";
+    case QHttpServerRequest::Method::Post:
+        return "POST";
+    case QHttpServerRequest::Method::Put:
+        return "PUT";
+    case QHttpServerRequest::Method::Delete:
+        return "DELETE";
+    case QHttpServerRequest::Method::Head:
+        return "HEAD";
+    case QHttpServerRequest::Method::Options:
+        return "OPTIONS";
+    case QHttpServerRequest::Method::Patch:
+        return "PATCH";
+    default:
+        return "OTHER";
+    }
+}
+
+} // namespace
+
+HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *parent)
+    : QObject(parent)
+    , m_host(host)
+    , m_keys(std::move(keys))
+    , m_options(std::move(options))
+    , m_api(std::make_unique<RestApi>(host, m_options.open, m_options.version))
+{
+    m_api->add("GET", QStringLiteral("/metrics"), Access::Public,
+               QStringLiteral("Prometheus metrics"),
+               [this](const RestCall &, const Respond &respond, Deferral &) {
+                   HttpReply reply;
+                   reply.contentType = "text/plain; version=0.0.4";
+                   reply.raw = m_stats.prometheus(m_host.engine().snapshot(),
+                                                  m_tcp ? m_tcp->openConnections() : 0);
+                   respond(std::move(reply));
+               });
+    m_api->add("GET", QStringLiteral("/api/v1/openapi.json"), Access::Public,
+               QStringLiteral("This API described in OpenAPI 3.1"),
+               [this](const RestCall &, const Respond &respond, Deferral &) {
+                   HttpReply reply;
+                   reply.body = openApiDocument(m_api->routes(), m_options.version);
+                   respond(std::move(reply));
+               });
+    m_server.setMissingHandler(
+        [this](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
+            handle(request, std::move(responder));
+        });
+}
+
+HttpFront::~HttpFront() = default;
+
+quint16 HttpFront::listen(const QHostAddress &address, quint16 port, QString *error)
+{
+    auto *tcp = new GuardedTcpServer(m_options.limits, this);
+    if (!tcp->listen(address, port)) {
+        *error = tcp->errorString();
+        delete tcp;
+        return 0;
+    }
+    m_tcp = tcp;
+    m_server.bind(tcp);
+    return tcp->serverPort();
+}
+
+void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &&responder)
+{
+    QElapsedTimer clock;
+    clock.start();
+    auto out = std::make_shared<QHttpServerResponder>(std::move(responder));
+    QPointer<QTcpSocket> socket(out->socket());
+    const bool closeAfter = request.value("connection").toLower() == "close";
+    auto answered = std::make_shared<bool>(false);
+
+    Respond respond = [this, out, socket, closeAfter, answered, clock](HttpReply reply) {
+        if (*answered)
+            return;
+        *answered = true;
+        m_stats.record(reply.status, double(clock.nsecsElapsed()) / 1e9);
+        if (!socket || socket->state() != QAbstractSocket::ConnectedState)
+            return;
+        const QByteArray body =
+            reply.raw.isNull() ? QByteArray::fromStdString(reply.body.dump()) : reply.raw;
+        out->writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(reply.status));
+        out->writeHeader("Content-Type", reply.contentType);
+        out->writeHeader("Content-Length", QByteArray::number(body.size()));
+        out->writeHeader("Cache-Control", "no-store");
+        for (const auto &[name, value] : reply.headers)
+            out->writeHeader(name, value);
+        if (closeAfter)
+            out->writeHeader("Connection", "close");
+        out->writeBody(body);
+        if (closeAfter)
+            socket->disconnectFromHost();
+    };
+
+    RestCall call;
+    call.method = methodName(request.method());
+    call.path = request.url().path();
+    call.query = request.query();
+    call.body = request.body();
+    if (call.body.size() > m_options.limits.maxBodyBytes)
+        return respond(RestApi::problem(413, "invalid_request", "body is larger than 1 MiB"));
+    const QByteArray authorization = request.value("authorization");
+    if (!authorization.isEmpty()) {
+        call.keyPresented = true;
+        if (authorization.startsWith("Bearer "))
+            call.identity = m_keys.authenticate(authorization.mid(7).trimmed());
+    }
+
+    Deferral deferral;
+    m_api->dispatch(call, respond, deferral);
+    if (*answered || !deferral.onClientGone || !socket)
+        return;
+    // A parked wait: if the client leaves first, the wait ends and takes nothing.
+    auto gone = std::make_shared<std::function<void()>>(std::move(deferral.onClientGone));
+    connect(socket, &QTcpSocket::disconnected, this, [answered, gone] {
+        if (!*answered && *gone) {
+            *answered = true;
+            auto cancel = std::move(*gone);
+            *gone = nullptr;
+            cancel();
+        }
+    });
+}
+
+} // namespace leasehold

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "guardedtcpserver.h"
+#include "keystore.h"
+#include "requeststats.h"
+#include "restapi.h"
+
+#include <QHostAddress>
+#include <QHttpServer>
+
+#include <memory>
+
+namespace leasehold {
+
+// The HTTP transport: one QHttpServer whose every request goes through a single entry point
+// (its missing-handler), which applies the body cap, reads the bearer key, times the request,
+// dispatches to the REST table and writes the answer — later, for a parked wait, and only if
+// the client is still connected (a client that goes away cancels its wait).
+//
+// Thread: the engine thread.
+class HttpFront : public QObject
+{
+    Q_OBJECT
+
+public:
+    struct Options
+    {
+        bool open = false;
+        QString version;
+        GuardedTcpServer::Limits limits;
+    };
+
+    HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *parent = nullptr);
+    ~HttpFront() override;
+
+    // Binds and listens; returns the port (useful with port 0), or 0 with `error` set.
+    quint16 listen(const QHostAddress &address, quint16 port, QString *error);
+    const RestApi &api() const { return *m_api; }
+    const RequestStats &stats() const { return m_stats; }
+
+private:
+    void handle(const QHttpServerRequest &request, QHttpServerResponder &&responder);
+
+    EngineHost &m_host;
+    KeyStore m_keys;
+    Options m_options;
+    std::unique_ptr<RestApi> m_api;
+    RequestStats m_stats;
+    QHttpServer m_server;
+    GuardedTcpServer *m_tcp = nullptr;
+};
+
+} // namespace leasehold

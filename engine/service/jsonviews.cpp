@@ -1,0 +1,153 @@
+#include "jsonviews.h"
+
+namespace leasehold {
+
+using nlohmann::json;
+
+json toJson(const LeaseInfo &l)
+{
+    json j = {{"leaseId", l.leaseId},     {"resource", l.resource}, {"holder", l.holder},
+              {"mode", modeName(l.mode)}, {"token", l.token},       {"grantedAt", l.grantedAt},
+              {"expiresAt", l.expiresAt}, {"ttlMs", l.ttlMs}};
+    if (l.pins > 0)
+        j["pins"] = l.pins;
+    if (l.pendingRelease)
+        j["pendingRelease"] = true;
+    return j;
+}
+
+json toJson(const Refusal &r)
+{
+    json j = {{"ok", false}, {"reason", refusalName(r.reason)}, {"message", r.message}};
+    if (!r.resource.empty())
+        j["resource"] = r.resource;
+    if (!r.holder.empty()) {
+        j["holder"] = r.holder;
+        j["heldForMs"] = r.heldForMs;
+        j["expiresInMs"] = r.expiresInMs;
+    }
+    if (r.stampede)
+        j["stampede"] = {{"waiters", r.stampede->waiters},
+                         {"admitted", r.stampede->admitted},
+                         {"waitMs", r.stampede->waitMs}};
+    if (!r.waitingOn.empty())
+        j["waitingOn"] = r.waitingOn;
+    if (!r.cycle.empty())
+        j["cycle"] = r.cycle;
+    if (r.queued)
+        j["queued"] = true;
+    if (r.holdAndWait)
+        j["holdAndWait"] = true;
+    if (r.waitedMs >= 0)
+        j["waitedMs"] = r.waitedMs;
+    if (r.cancelled)
+        j["cancelled"] = true;
+    return j;
+}
+
+json toJson(const PinInfo &p)
+{
+    return {{"pinId", p.pinId},   {"leaseId", p.leaseId}, {"resource", p.resource},
+            {"holder", p.holder}, {"since", p.since},     {"deadline", p.deadline}};
+}
+
+json toJson(const WaiterInfo &w)
+{
+    json j = {{"actorDid", w.actorDid},   {"resource", w.resource},
+              {"mode", modeName(w.mode)}, {"kind", w.parked ? "parked" : "want"},
+              {"since", w.since},         {"deadline", w.deadline}};
+    j["holder"] = w.holder.empty() ? json(nullptr) : json(w.holder);
+    return j;
+}
+
+json toJson(const DeadlockPair &p)
+{
+    return {{"a", p.a}, {"b", p.b}, {"resourceA", p.resourceA}, {"resourceB", p.resourceB}};
+}
+
+json toJson(const WaitView &v)
+{
+    json waiters = json::array();
+    for (const WaiterInfo &w : v.waiters)
+        waiters.push_back(toJson(w));
+    json deadlocks = json::array();
+    for (const DeadlockPair &p : v.deadlocks)
+        deadlocks.push_back(toJson(p));
+    return {{"waiters", waiters}, {"deadlocks", deadlocks}};
+}
+
+json toJson(const LedgerEvent &e)
+{
+    json j = {{"seq", e.seq},
+              {"at", e.at},
+              {"kind", eventKindName(e.kind)},
+              {"actorDid", e.actorDid},
+              {"resource", e.resource.empty() ? json(nullptr) : json(e.resource)},
+              {"leaseId", e.leaseId.empty() ? json(nullptr) : json(e.leaseId)},
+              {"token", e.token == 0 ? json(nullptr) : json(e.token)},
+              {"reason", e.reason.empty() ? json(nullptr) : json(e.reason)},
+              {"detail", e.detail}};
+    if (e.ttlMs > 0)
+        j["ttlMs"] = e.ttlMs;
+    return j;
+}
+
+json toJson(const Snapshot &s)
+{
+    json leases = json::array();
+    for (const LeaseInfo &l : s.leases)
+        leases.push_back(toJson(l));
+    json pins = json::array();
+    for (const PinInfo &p : s.pins)
+        pins.push_back(toJson(p));
+    json trust = json::array();
+    for (const TrustInfo &t : s.trust)
+        trust.push_back({{"actorDid", t.actorDid},
+                         {"score", t.score},
+                         {"releases", t.releases},
+                         {"expiries", t.expiries}});
+    json agents = json::array();
+    for (const AgentInfo &a : s.agents)
+        agents.push_back({{"actorDid", a.actorDid},
+                          {"lastSeen", a.lastSeen},
+                          {"liveSessions", a.liveSessions},
+                          {"suspended", a.suspended},
+                          {"leases", a.leases},
+                          {"waits", a.waits},
+                          {"trust", a.trust}});
+    const Counters &c = s.counters;
+    json refusals = json::object();
+    for (std::size_t i = 0; i < c.refusals.size(); ++i)
+        refusals[std::string(refusalName(RefusalReason(i)))] = c.refusals[i];
+    const WaitView waits{s.waiters, s.deadlocks};
+    json view = toJson(waits);
+    return {{"at", s.at},
+            {"paused", s.paused},
+            {"leases", leases},
+            {"waiters", view["waiters"]},
+            {"deadlocks", view["deadlocks"]},
+            {"pins", pins},
+            {"trust", trust},
+            {"agents", agents},
+            {"counters",
+             {{"grants", c.grants},
+              {"refusals", refusals},
+              {"releases", c.releases},
+              {"expiries", c.expiries},
+              {"adminReleases", c.adminReleases},
+              {"waitsBegun", c.waitsBegun},
+              {"waitsGranted", c.waitsGranted},
+              {"waitsTimedOut", c.waitsTimedOut},
+              {"waitsCancelled", c.waitsCancelled},
+              {"pinsDropped", c.pinsDropped},
+              {"events", c.events},
+              {"nextToken", s.nextToken}}}};
+}
+
+int retryAfterSeconds(const Refusal &r)
+{
+    const std::int64_t ms = r.stampede ? r.stampede->waitMs : 1000;
+    return static_cast<int>(std::max<std::int64_t>(1, (ms + 999) / 1000));
+}
+
+} // namespace leasehold

@@ -1,0 +1,25 @@
+#pragma once
+
+// The one place engine values become JSON, shared by REST and MCP.
+
+#include "leasetypes.h"
+#include "ledgerevent.h"
+#include "snapshot.h"
+
+#include <nlohmann/json.hpp>
+
+namespace leasehold {
+
+nlohmann::json toJson(const LeaseInfo &lease);
+nlohmann::json toJson(const Refusal &refusal);
+nlohmann::json toJson(const PinInfo &pin);
+nlohmann::json toJson(const WaiterInfo &waiter);
+nlohmann::json toJson(const DeadlockPair &pair);
+nlohmann::json toJson(const WaitView &view);
+nlohmann::json toJson(const LedgerEvent &event);
+nlohmann::json toJson(const Snapshot &snapshot);
+
+// Seconds a refused client should wait before retrying (Retry-After), rounded up, at least 1.
+int retryAfterSeconds(const Refusal &refusal);
+
+} // namespace leasehold

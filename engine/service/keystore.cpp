@@ -1,0 +1,105 @@
+#include "keystore.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QRandomGenerator>
+
+#include <nlohmann/json.hpp>
+
+namespace leasehold {
+
+namespace {
+
+QByteArray digestOf(const QByteArray &key)
+{
+    return QCryptographicHash::hash(key, QCryptographicHash::Sha256);
+}
+
+bool constantTimeEqual(const QByteArray &a, const QByteArray &b)
+{
+    if (a.size() != b.size())
+        return false;
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < a.size(); ++i)
+        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+} // namespace
+
+std::optional<KeyStore> KeyStore::fromJson(const QByteArray &json, QString *error)
+{
+    const nlohmann::json doc = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("keys") ||
+        !doc["keys"].is_array()) {
+        *error = QStringLiteral("expected an object with a \"keys\" array");
+        return std::nullopt;
+    }
+    KeyStore store;
+    int index = 0;
+    for (const auto &entry : doc["keys"]) {
+        const QString where = QStringLiteral("keys[%1]").arg(index++);
+        if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string() ||
+            !entry.contains("did") || !entry["did"].is_string()) {
+            *error = where + QStringLiteral(" needs string fields \"key\" and \"did\"");
+            return std::nullopt;
+        }
+        const std::string key = entry["key"];
+        const std::string did = entry["did"];
+        const std::string role = entry.value("role", std::string("agent"));
+        if (key.size() < 16) {
+            *error = where + QStringLiteral(": key is shorter than 16 characters");
+            return std::nullopt;
+        }
+        if (did.empty() || did.size() > 256) {
+            *error = where + QStringLiteral(": did must be 1 to 256 characters");
+            return std::nullopt;
+        }
+        if (role != "agent" && role != "admin") {
+            *error = where + QStringLiteral(": role must be \"agent\" or \"admin\"");
+            return std::nullopt;
+        }
+        store.add(QByteArray::fromStdString(key),
+                  {QString::fromStdString(did), role == "admin" ? Role::Admin : Role::Agent});
+    }
+    return store;
+}
+
+std::optional<KeyStore> KeyStore::fromFile(const QString &path, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());
+        return std::nullopt;
+    }
+    auto store = fromJson(file.readAll(), error);
+    if (!store)
+        *error = path + QStringLiteral(": ") + *error;
+    return store;
+}
+
+void KeyStore::add(const QByteArray &key, const Identity &identity)
+{
+    m_entries.push_back({digestOf(key), identity});
+}
+
+std::optional<Identity> KeyStore::authenticate(const QByteArray &key) const
+{
+    const QByteArray digest = digestOf(key);
+    std::optional<Identity> found;
+    for (const Entry &e : m_entries) { // no early exit: time does not depend on the match
+        if (constantTimeEqual(e.digest, digest))
+            found = e.identity;
+    }
+    return found;
+}
+
+QByteArray KeyStore::mintKey()
+{
+    QByteArray raw(32, Qt::Uninitialized);
+    QRandomGenerator::system()->generate(reinterpret_cast<quint32 *>(raw.data()),
+                                         reinterpret_cast<quint32 *>(raw.data() + raw.size()));
+    return "lh_" + raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+}
+
+} // namespace leasehold

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace leasehold {
+
+enum class Role { Agent, Admin };
+
+// Who a bearer key speaks for.
+struct Identity
+{
+    QString did;
+    Role role = Role::Agent;
+};
+
+// Bearer keys and the agents they name. Keys are kept only as SHA-256 digests and compared in
+// constant time; a key never appears in a log or an error message.
+//
+// Thread-safety: read-only after loading; safe to share.
+class KeyStore
+{
+public:
+    // Parses {"keys":[{"key":"…","did":"…","role":"agent"|"admin"}]}; on failure returns
+    // nothing and sets `error` (naming the entry, never the key).
+    static std::optional<KeyStore> fromJson(const QByteArray &json, QString *error);
+    static std::optional<KeyStore> fromFile(const QString &path, QString *error);
+
+    void add(const QByteArray &key, const Identity &identity);
+    std::optional<Identity> authenticate(const QByteArray &key) const;
+    bool empty() const { return m_entries.empty(); }
+    std::size_t size() const { return m_entries.size(); }
+
+    // A fresh random key (URL-safe, 256 bits).
+    static QByteArray mintKey();
+
+private:
+    struct Entry
+    {
+        QByteArray digest;
+        Identity identity;
+    };
+    std::vector<Entry> m_entries;
+};
+
+} // namespace leasehold

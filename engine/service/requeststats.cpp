@@ -1,0 +1,71 @@
+#include "requeststats.h"
+
+#include "leasetypes.h"
+#include "snapshot.h"
+
+namespace leasehold {
+
+void RequestStats::record(int status, double seconds)
+{
+    ++m_count;
+    m_sum += seconds;
+    ++m_byStatus[status];
+    for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+        if (seconds <= kBuckets[i])
+            ++m_bucketCounts[i];
+    }
+}
+
+QByteArray RequestStats::prometheus(const Snapshot &s, int openConnections) const
+{
+    QByteArray out;
+    auto metric = [&out](const char *name, const char *type, const char *help) {
+        out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + ' ' + type + '\n';
+    };
+    auto line = [&out](const QByteArray &name, double value) {
+        out += name + ' ' + QByteArray::number(value, 'g', 12) + '\n';
+    };
+    std::size_t parked = 0;
+    for (const WaiterInfo &w : s.waiters)
+        parked += w.parked ? 1 : 0;
+    metric("leasehold_leases", "gauge", "Leases held now.");
+    line("leasehold_leases", double(s.leases.size()));
+    metric("leasehold_waiters", "gauge", "Waiters by kind.");
+    line("leasehold_waiters{kind=\"parked\"}", double(parked));
+    line("leasehold_waiters{kind=\"want\"}", double(s.waiters.size() - parked));
+    metric("leasehold_deadlock_pairs", "gauge", "Pairs of agents waiting on each other.");
+    line("leasehold_deadlock_pairs", double(s.deadlocks.size()));
+    metric("leasehold_pins", "gauge", "Pins in flight.");
+    line("leasehold_pins", double(s.pins.size()));
+    metric("leasehold_grants_total", "counter", "Leases granted.");
+    line("leasehold_grants_total", double(s.counters.grants));
+    metric("leasehold_refusals_total", "counter", "Refusals by reason.");
+    for (std::size_t i = 0; i < s.counters.refusals.size(); ++i)
+        line("leasehold_refusals_total{reason=\"" +
+                 QByteArray::fromStdString(std::string(refusalName(RefusalReason(i)))) + "\"}",
+             double(s.counters.refusals[i]));
+    metric("leasehold_releases_total", "counter", "Leases released by their holder.");
+    line("leasehold_releases_total", double(s.counters.releases));
+    metric("leasehold_expiries_total", "counter", "Leases taken back at expiry.");
+    line("leasehold_expiries_total", double(s.counters.expiries));
+    metric("leasehold_paused", "gauge", "1 while admissions are paused.");
+    line("leasehold_paused", s.paused ? 1 : 0);
+    metric("leasehold_open_connections", "gauge", "Open HTTP connections.");
+    line("leasehold_open_connections", openConnections);
+    metric("leasehold_http_responses_total", "counter", "HTTP responses by status.");
+    for (const auto &[status, n] : m_byStatus)
+        line("leasehold_http_responses_total{status=\"" + QByteArray::number(status) + "\"}",
+             double(n));
+    metric("leasehold_http_request_duration_seconds", "histogram",
+           "Time from request to answer (parked waits included).");
+    for (std::size_t i = 0; i < kBuckets.size(); ++i)
+        line("leasehold_http_request_duration_seconds_bucket{le=\"" +
+                 QByteArray::number(kBuckets[i]) + "\"}",
+             double(m_bucketCounts[i]));
+    line("leasehold_http_request_duration_seconds_bucket{le=\"+Inf\"}", double(m_count));
+    line("leasehold_http_request_duration_seconds_sum", m_sum);
+    line("leasehold_http_request_duration_seconds_count", double(m_count));
+    return out;
+}
+
+} // namespace leasehold

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QByteArray>
+
+#include <array>
+#include <cstdint>
+#include <map>
+
+namespace leasehold {
+
+struct Snapshot;
+
+// Request counts by status and a latency histogram, rendered with the engine's counters as
+// Prometheus text for GET /metrics.
+class RequestStats
+{
+public:
+    void record(int status, double seconds);
+    QByteArray prometheus(const Snapshot &snapshot, int openConnections) const;
+
+private:
+    static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,
+                                                        0.025,  0.05,  0.1,    0.5,   1.0};
+    std::array<std::uint64_t, kBuckets.size()> m_bucketCounts{};
+    std::uint64_t m_count = 0;
+    double m_sum = 0;
+    std::map<int, std::uint64_t> m_byStatus;
+};
+
+} // namespace leasehold

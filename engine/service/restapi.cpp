@@ -1,0 +1,168 @@
+#include "restapi.h"
+
+#include "fieldreader.h"
+#include "jsonviews.h"
+
+namespace leasehold {
+
+using nlohmann::json;
+
+namespace {
+
+QString base(const char *suffix)
+{
+    return QString(RestApi::kBase) + QLatin1String(suffix);
+}
+
+} // namespace
+
+HttpReply RestApi::problem(int status, const char *reason, const std::string &error)
+{
+    HttpReply r;
+    r.status = status;
+    r.body = {{"ok", false}, {"reason", reason}, {"error", error}};
+    return r;
+}
+
+HttpReply RestApi::invalid(const std::string &error)
+{
+    return problem(400, "invalid_request", error);
+}
+
+HttpReply RestApi::refusal(const Refusal &refusal)
+{
+    HttpReply r;
+    r.status = 409;
+    r.body = toJson(refusal);
+    r.headers.emplace_back("Retry-After", QByteArray::number(retryAfterSeconds(refusal)));
+    return r;
+}
+
+RestApi::RestApi(EngineHost &host, bool open, QString version)
+    : m_host(host)
+    , m_open(open)
+    , m_version(std::move(version))
+{
+    add("POST", base("/lease"), Access::Agent, "Acquire leases on one or more resources",
+        [this](const RestCall &c, const Respond &r, Deferral &d) { lease(c, r, d); });
+    add("POST", base("/release"), Access::Agent, "Release leases (all held when none named)",
+        [this](const RestCall &c, const Respond &r, Deferral &) { release(c, r); });
+    add("POST", base("/renew"), Access::Agent, "Extend a held lease",
+        [this](const RestCall &c, const Respond &r, Deferral &) { renew(c, r); });
+    add("POST", base("/pin"), Access::Agent, "Pin a lease while a covered mutation lands",
+        [this](const RestCall &c, const Respond &r, Deferral &) { pin(c, r, false); });
+    add("POST", base("/unpin"), Access::Agent, "End a pin",
+        [this](const RestCall &c, const Respond &r, Deferral &) { pin(c, r, true); });
+    add("GET", base("/wait"), Access::Reader, "Waiters (parked and wants) and deadlock pairs",
+        [this](const RestCall &c, const Respond &r, Deferral &) { waitView(c, r); });
+    add("GET", base("/status"), Access::Reader, "Snapshot of leases, queues, pins, trust, agents",
+        [this](const RestCall &, const Respond &r, Deferral &) {
+            HttpReply reply;
+            reply.body = toJson(m_host.engine().snapshot());
+            r(std::move(reply));
+        });
+    add("GET", base("/ledger"), Access::Reader, "Ledger events after a sequence number",
+        [this](const RestCall &c, const Respond &r, Deferral &) { ledger(c, r); });
+    for (const char *lever : {"release-holder", "release-all", "pause", "suspend"}) {
+        const QString name = QLatin1String(lever);
+        add("POST", base("/admin/") + name, Access::Admin, "Operator lever: " + name,
+            [this, name](const RestCall &c, const Respond &r, Deferral &) { admin(c, r, name); });
+    }
+    add("GET", "/healthz", Access::Public, "Liveness",
+        [this](const RestCall &, const Respond &r, Deferral &) {
+            HttpReply reply;
+            reply.body = {{"ok", true}, {"version", m_version.toStdString()}};
+            r(std::move(reply));
+        });
+}
+
+void RestApi::add(QByteArray method, const QString &path, Access access, QString summary,
+                  std::function<void(const RestCall &, const Respond &, Deferral &)> handler)
+{
+    m_routes.push_back({std::move(method), path, access, std::move(summary), std::move(handler)});
+}
+
+void RestApi::dispatch(const RestCall &call, const Respond &respond, Deferral &deferral) const
+{
+    QByteArray allow;
+    for (const Route &route : m_routes) {
+        if (route.path != call.path)
+            continue;
+        if (route.method != call.method) {
+            allow += (allow.isEmpty() ? "" : ", ") + route.method;
+            continue;
+        }
+        if (call.keyPresented && !call.identity)
+            return respond(problem(401, "unauthorized", "the bearer key is not known"));
+        switch (route.access) {
+        case Access::Public:
+            break;
+        case Access::Reader:
+        case Access::Agent:
+            if (!call.identity && !m_open)
+                return respond(problem(401, "unauthorized",
+                                       "an Authorization: Bearer <key> header is required"));
+            break;
+        case Access::Admin:
+            if (!call.identity)
+                return respond(problem(401, "unauthorized", "admin routes need an admin key"));
+            if (call.identity->role != Role::Admin)
+                return respond(problem(403, "forbidden", "admin routes need an admin key"));
+            break;
+        }
+        return route.handler(call, respond, deferral);
+    }
+    if (!allow.isEmpty()) {
+        HttpReply reply = problem(405, "method_not_allowed",
+                                  "use " + allow.toStdString() + " for " + call.path.toStdString());
+        reply.headers.emplace_back("Allow", allow);
+        return respond(std::move(reply));
+    }
+    respond(problem(404, "not_found", "no route " + call.path.toStdString()));
+}
+
+std::optional<std::string> RestApi::actor(const RestCall &call, const json &body,
+                                          std::optional<HttpReply> &reply) const
+{
+    FieldReader r(body);
+    const std::optional<std::string> named = r.string("actorDid", !call.identity, 256);
+    if (r.failed()) {
+        reply = invalid(r.error());
+        return std::nullopt;
+    }
+    if (named && !isValidDid(*named)) {
+        reply = invalid("actorDid must be 1 to 256 printable characters");
+        return std::nullopt;
+    }
+    if (call.identity) {
+        const std::string self = call.identity->did.toStdString();
+        if (named && *named != self) {
+            reply = problem(403, "actor_mismatch",
+                            "this key acts as " + self + " and may not name " + *named);
+            return std::nullopt;
+        }
+        return self;
+    }
+    return named;
+}
+
+std::optional<std::vector<ResourceName>> RestApi::names(const std::vector<std::string> &texts,
+                                                        const char *field, std::string *error) const
+{
+    std::vector<ResourceName> out;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        ParsedName parsed = m_host.parser().parse(texts[i]);
+        if (auto *bad = std::get_if<NameError>(&parsed)) {
+            *error = std::string(field) +
+                     (texts.size() > 1 || std::string(field) == "resources"
+                          ? "[" + std::to_string(i) + "]"
+                          : "") +
+                     " " + bad->message;
+            return std::nullopt;
+        }
+        out.push_back(std::get<ResourceName>(parsed));
+    }
+    return out;
+}
+
+} // namespace leasehold

@@ -1,0 +1,103 @@
+#pragma once
+
+#include "enginehost.h"
+#include "keystore.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QUrlQuery>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace leasehold {
+
+// One HTTP answer. `body` is sent as JSON unless `raw` is set (with `contentType`).
+struct HttpReply
+{
+    int status = 200;
+    nlohmann::json body;
+    QByteArray raw;
+    QByteArray contentType = "application/json";
+    std::vector<std::pair<QByteArray, QByteArray>> headers;
+};
+
+// A request as the API sees it, after the transport checked size and read the key.
+struct RestCall
+{
+    QByteArray method; // "GET", "POST", ...
+    QString path;
+    QUrlQuery query;
+    QByteArray body;
+    bool keyPresented = false;
+    std::optional<Identity> identity; // set when the presented key is known
+};
+
+using Respond = std::function<void(HttpReply)>;
+
+// Set by a handler whose answer comes later; the transport calls it if the client goes away.
+struct Deferral
+{
+    std::function<void()> onClientGone;
+};
+
+enum class Access { Public, Reader, Agent, Admin };
+
+struct Route
+{
+    QByteArray method;
+    QString path;
+    Access access;
+    QString summary;
+    std::function<void(const RestCall &, const Respond &, Deferral &)> handler;
+};
+
+// The REST surface of SPEC §3: a table of routes with their access rule; each handler parses
+// its input, calls the engine through the host and serialises the outcome. Refusals become
+// 409 with Retry-After, bad input 400 naming the field, unknown paths 404, wrong methods 405.
+//
+// Thread: the engine thread (the host's).
+class RestApi
+{
+public:
+    static constexpr const char *kBase = "/api/v1/acp/coordination";
+
+    RestApi(EngineHost &host, bool open, QString version);
+
+    // Answers `call` now (through `respond`) or later (a parked wait; see Deferral).
+    void dispatch(const RestCall &call, const Respond &respond, Deferral &deferral) const;
+    const std::vector<Route> &routes() const { return m_routes; }
+
+    static HttpReply invalid(const std::string &error);
+    static HttpReply refusal(const Refusal &refusal);
+    static HttpReply problem(int status, const char *reason, const std::string &error);
+
+    void add(QByteArray method, const QString &path, Access access, QString summary,
+             std::function<void(const RestCall &, const Respond &, Deferral &)> handler);
+
+private:
+    // The acting agent: the key's DID, or the body's actorDid in open mode. Sets `reply` on
+    // failure (400 missing, 403 actor_mismatch).
+    std::optional<std::string> actor(const RestCall &call, const nlohmann::json &body,
+                                     std::optional<HttpReply> &reply) const;
+    std::optional<std::vector<ResourceName>> names(const std::vector<std::string> &texts,
+                                                   const char *field, std::string *error) const;
+
+    void lease(const RestCall &call, const Respond &respond, Deferral &deferral) const;
+    void release(const RestCall &call, const Respond &respond) const;
+    void renew(const RestCall &call, const Respond &respond) const;
+    void pin(const RestCall &call, const Respond &respond, bool unpin) const;
+    void waitView(const RestCall &call, const Respond &respond) const;
+    void ledger(const RestCall &call, const Respond &respond) const;
+    void admin(const RestCall &call, const Respond &respond, const QString &lever) const;
+
+    EngineHost &m_host;
+    bool m_open;
+    QString m_version;
+    std::vector<Route> m_routes;
+};
+
+} // namespace leasehold

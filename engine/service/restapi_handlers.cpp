@@ -1,0 +1,260 @@
+// RestApi: the route handlers. Each parses, delegates to the engine and serialises.
+
+#include "fieldreader.h"
+#include "jsonviews.h"
+#include "restapi.h"
+
+namespace leasehold {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxResources = 64;
+constexpr std::int64_t kRestWaitCapMs = 30'000; // never above the surface's default TTL
+constexpr std::int64_t kMaxTtlInput = std::int64_t(1) << 40;
+
+// Reads "resource" or "resources" (exactly one of them when `required`).
+std::optional<std::vector<std::string>> resourceTexts(FieldReader &r, bool required,
+                                                      const json &body)
+{
+    if (body.contains("resource") && body.contains("resources")) {
+        r.fail("give either resource or resources, not both");
+        return std::nullopt;
+    }
+    if (body.contains("resources"))
+        return r.strings("resources", true, kMaxResources, 1024);
+    if (auto one = r.string("resource", required, 1024))
+        return std::vector<std::string>{*one};
+    return std::nullopt;
+}
+
+HttpReply ok(json body)
+{
+    HttpReply reply;
+    body["ok"] = true;
+    reply.body = std::move(body);
+    return reply;
+}
+
+json leasesJson(const std::vector<LeaseInfo> &leases)
+{
+    json out = json::array();
+    for (const LeaseInfo &l : leases)
+        out.push_back(toJson(l));
+    return out;
+}
+
+HttpReply grantReply(const Grant &grant)
+{
+    json leases = leasesJson(grant.leases);
+    json body = {{"lease", leases.at(0)}, {"leases", leases}};
+    if (grant.waitedMs > 0)
+        body["waitedMs"] = grant.waitedMs;
+    return ok(std::move(body));
+}
+
+} // namespace
+
+void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &deferral) const
+{
+    std::string error;
+    const std::optional<json> body = parseJsonObject(call.body, &error);
+    if (!body)
+        return respond(invalid(error));
+    std::optional<HttpReply> reply;
+    const std::optional<std::string> who = actor(call, *body, reply);
+    if (!who)
+        return respond(std::move(*reply));
+    FieldReader r(*body);
+    const auto texts = resourceTexts(r, true, *body);
+    const auto modeText = r.string("mode", false, 16);
+    const auto ttl = r.integer("ttlMs", false, 0, kMaxTtlInput);
+    const auto wait = r.integer("waitMs", false, 0, kMaxTtlInput);
+    std::optional<Mode> mode = Mode::Write;
+    if (!r.failed() && modeText && !(mode = parseMode(*modeText)))
+        r.fail("mode must be read, write or delete");
+    if (r.failed())
+        return respond(invalid(r.error()));
+    const auto resources =
+        names(*texts, body->contains("resources") ? "resources" : "resource", &error);
+    if (!resources)
+        return respond(invalid(error));
+
+    AcquireRequest request{*who, *resources, *mode, ttl,
+                           std::min(wait.value_or(0), kRestWaitCapMs)};
+    const AcquireResult result = m_host.run([&](LeaseEngine &e) { return e.acquire(request); });
+    if (const auto *grant = std::get_if<Grant>(&result))
+        return respond(grantReply(*grant));
+    if (const auto *no = std::get_if<Refusal>(&result))
+        return respond(refusal(*no));
+    const std::uint64_t waitId = std::get<Parked>(result).waitId;
+    m_host.onWaitEnd(waitId, [respond](const WaitOutcome &outcome) {
+        if (const auto *grant = std::get_if<Grant>(&outcome))
+            respond(grantReply(*grant));
+        else
+            respond(refusal(std::get<Refusal>(outcome)));
+    });
+    EngineHost *host = &m_host;
+    deferral.onClientGone = [host, waitId] { host->abandonWait(waitId); };
+}
+
+void RestApi::release(const RestCall &call, const Respond &respond) const
+{
+    std::string error;
+    const std::optional<json> body = parseJsonObject(call.body, &error);
+    if (!body)
+        return respond(invalid(error));
+    std::optional<HttpReply> reply;
+    const std::optional<std::string> who = actor(call, *body, reply);
+    if (!who)
+        return respond(std::move(*reply));
+    FieldReader r(*body);
+    const auto texts = resourceTexts(r, false, *body);
+    const auto leaseId = r.string("leaseId", false, 128);
+    if (r.failed())
+        return respond(invalid(r.error()));
+    std::vector<ResourceName> resources;
+    if (texts) {
+        auto parsed = names(*texts, body->contains("resources") ? "resources" : "resource", &error);
+        if (!parsed)
+            return respond(invalid(error));
+        resources = std::move(*parsed);
+    }
+    const ReleaseResult result = m_host.run(
+        [&](LeaseEngine &e) { return e.release(*who, resources, leaseId.value_or("")); });
+    if (const auto *no = std::get_if<Refusal>(&result))
+        return respond(refusal(*no));
+    const Released &done = std::get<Released>(result);
+    respond(ok({{"released", leasesJson(done.released)}, {"trust", done.trust}}));
+}
+
+void RestApi::renew(const RestCall &call, const Respond &respond) const
+{
+    std::string error;
+    const std::optional<json> body = parseJsonObject(call.body, &error);
+    if (!body)
+        return respond(invalid(error));
+    std::optional<HttpReply> reply;
+    const std::optional<std::string> who = actor(call, *body, reply);
+    if (!who)
+        return respond(std::move(*reply));
+    FieldReader r(*body);
+    const auto text = r.string("resource", true, 1024);
+    const auto leaseId = r.string("leaseId", true, 128);
+    const auto ttl = r.integer("ttlMs", false, 0, kMaxTtlInput);
+    if (r.failed())
+        return respond(invalid(r.error()));
+    const auto resource = names({*text}, "resource", &error);
+    if (!resource)
+        return respond(invalid(error));
+    const LeaseResult result =
+        m_host.run([&](LeaseEngine &e) { return e.renew(*who, resource->front(), *leaseId, ttl); });
+    if (const auto *no = std::get_if<Refusal>(&result))
+        return respond(refusal(*no));
+    respond(ok({{"lease", toJson(std::get<LeaseInfo>(result))}}));
+}
+
+void RestApi::pin(const RestCall &call, const Respond &respond, bool unpin) const
+{
+    std::string error;
+    const std::optional<json> body = parseJsonObject(call.body, &error);
+    if (!body)
+        return respond(invalid(error));
+    std::optional<HttpReply> reply;
+    const std::optional<std::string> who = actor(call, *body, reply);
+    if (!who)
+        return respond(std::move(*reply));
+    FieldReader r(*body);
+    const auto id = r.string(unpin ? "pinId" : "leaseId", true, 128);
+    if (r.failed())
+        return respond(invalid(r.error()));
+    const PinResult result =
+        m_host.run([&](LeaseEngine &e) { return unpin ? e.unpin(*who, *id) : e.pin(*who, *id); });
+    if (const auto *no = std::get_if<Refusal>(&result))
+        return respond(refusal(*no));
+    respond(ok({{"pin", toJson(std::get<PinInfo>(result))}}));
+}
+
+void RestApi::waitView(const RestCall &call, const Respond &respond) const
+{
+    std::optional<ResourceName> filter;
+    if (call.query.hasQueryItem(QStringLiteral("resource"))) {
+        const std::string text =
+            call.query.queryItemValue(QStringLiteral("resource"), QUrl::FullyDecoded).toStdString();
+        std::string error;
+        auto parsed = names({text}, "resource", &error);
+        if (!parsed)
+            return respond(invalid(error));
+        filter = parsed->front();
+    }
+    HttpReply reply;
+    reply.body = toJson(m_host.engine().waitView(filter ? &*filter : nullptr));
+    respond(std::move(reply));
+}
+
+void RestApi::ledger(const RestCall &call, const Respond &respond) const
+{
+    auto number = [&](const char *name, qulonglong fallback, qulonglong max,
+                      std::string *error) -> std::optional<qulonglong> {
+        const QString key = QLatin1String(name);
+        if (!call.query.hasQueryItem(key))
+            return fallback;
+        bool parsed = false;
+        const qulonglong value = call.query.queryItemValue(key).toULongLong(&parsed);
+        if (!parsed || value > max) {
+            *error = std::string(name) + " must be a whole number from 0 to " + std::to_string(max);
+            return std::nullopt;
+        }
+        return value;
+    };
+    std::string error;
+    const auto since = number("since", 0, std::numeric_limits<qint64>::max(), &error);
+    const auto limit = since ? number("limit", 100, 1000, &error) : std::nullopt;
+    if (!since || !limit)
+        return respond(invalid(error));
+    const std::string actor =
+        call.query.queryItemValue(QStringLiteral("actorDid"), QUrl::FullyDecoded).toStdString();
+    const std::vector<LedgerEvent> events = m_host.ledger(*since, *limit, actor);
+    json list = json::array();
+    for (const LedgerEvent &e : events)
+        list.push_back(toJson(e));
+    HttpReply reply;
+    reply.body = {{"events", list}, {"next", events.empty() ? *since : events.back().seq}};
+    respond(std::move(reply));
+}
+
+void RestApi::admin(const RestCall &call, const Respond &respond, const QString &lever) const
+{
+    std::string error;
+    std::optional<json> body =
+        parseJsonObject(call.body.trimmed().isEmpty() ? "{}" : call.body, &error);
+    if (!body)
+        return respond(invalid(error));
+    const std::string op = call.identity->did.toStdString();
+    FieldReader r(*body);
+    if (lever == QLatin1String("release-all")) {
+        const int n = m_host.run([&](LeaseEngine &e) { return e.releaseAll(op); });
+        return respond(ok({{"released", n}}));
+    }
+    if (lever == QLatin1String("pause")) {
+        const auto paused = r.boolean("paused", true);
+        if (r.failed())
+            return respond(invalid(r.error()));
+        m_host.run([&](LeaseEngine &e) { e.pause(op, *paused); });
+        return respond(ok({{"paused", *paused}}));
+    }
+    const auto target = r.string("actorDid", true, 256);
+    const auto suspended =
+        lever == QLatin1String("suspend") ? r.boolean("suspended", true) : std::optional<bool>();
+    if (r.failed())
+        return respond(invalid(r.error()));
+    if (lever == QLatin1String("suspend")) {
+        m_host.run([&](LeaseEngine &e) { e.suspend(op, *target, *suspended); });
+        return respond(ok({{"actorDid", *target}, {"suspended", *suspended}}));
+    }
+    const int n = m_host.run([&](LeaseEngine &e) { return e.releaseHolder(op, *target); });
+    respond(ok({{"released", n}}));
+}
+
+} // namespace leasehold
