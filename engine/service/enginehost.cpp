@@ -18,7 +18,7 @@ EngineHost::EngineHost(EngineConfig config, const Clock *clock, std::size_t ledg
     m_engine->setListener(this);
     m_alarm.setSingleShot(true);
     m_alarm.setTimerType(Qt::PreciseTimer);
-    connect(&m_alarm, &QTimer::timeout, this, &EngineHost::fire);
+    connect(&m_alarm, &QTimer::timeout, this, &EngineHost::tick);
 }
 
 EngineHost::~EngineHost()
@@ -37,7 +37,7 @@ void EngineHost::rearm()
     m_alarm.start(static_cast<int>(std::min<TimeMs>(delay, 24LL * 3600 * 1000)));
 }
 
-void EngineHost::fire()
+void EngineHost::tick()
 {
     m_engine->expireDue();
     rearm();

@@ -47,6 +47,10 @@ public:
         }
     }
 
+    // Completes whatever is due at the clock's time and re-arms the alarm. The alarm calls it;
+    // tests that move a manual clock call it too.
+    void tick();
+
     // Registers who hears the end of parked wait `waitId` (exactly once).
     void onWaitEnd(std::uint64_t waitId, WaitCallback callback);
     // The client of a parked wait went away: cancel it; a grant that raced it is given back.
@@ -64,7 +68,6 @@ private:
     void onEvent(const LedgerEvent &event) override;
     void onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome) override;
     void rearm();
-    void fire();
 
     std::unique_ptr<Clock> m_ownClock;
     const Clock *m_clock;

@@ -16,6 +16,85 @@ void refuse(QTcpSocket *socket, const QByteArray &status, const QByteArray &json
 
 } // namespace
 
+// Follows one connection's byte stream (headers, then Content-Length bytes of body, then the
+// next request) without consuming it, so an oversized body is refused before QHttpServer
+// buffers it.
+class ConnectionGuard : public QObject
+{
+public:
+    ConnectionGuard(QTcpSocket *socket, const GuardedTcpServer::Limits &limits)
+        : QObject(socket)
+        , m_socket(socket)
+        , m_limits(limits)
+    {
+        m_idle.setSingleShot(true);
+        m_idle.setInterval(limits.idleTimeoutMs);
+        connect(&m_idle, &QTimer::timeout, socket, [socket] { socket->abort(); });
+        connect(socket, &QTcpSocket::bytesWritten, &m_idle, qOverload<>(&QTimer::start));
+        // Connected before QHttpServer's own slot, so each batch is seen before it is read.
+        connect(socket, &QTcpSocket::readyRead, this, [this] {
+            m_idle.start();
+            inspect(m_socket->peek(m_socket->bytesAvailable()));
+        });
+        m_idle.start();
+    }
+
+private:
+    void inspect(const QByteArray &batch)
+    {
+        qsizetype at = 0;
+        while (at < batch.size()) {
+            if (m_bodyLeft > 0) {
+                const qint64 take = std::min<qint64>(m_bodyLeft, batch.size() - at);
+                m_bodyLeft -= take;
+                at += take;
+                continue;
+            }
+            const qsizetype before = m_header.size();
+            m_header += batch.mid(at, kMaxHeaderBytes - before);
+            const qsizetype end = m_header.indexOf("\r\n\r\n");
+            if (end < 0) {
+                if (m_header.size() >= kMaxHeaderBytes)
+                    return refuse(
+                        m_socket, "431 Request Header Fields Too Large",
+                        R"({"ok":false,"reason":"invalid_request","error":"headers are too large"})");
+                return;
+            }
+            at += end + 4 - before; // the part of this batch that completed the header block
+            const qint64 length = contentLength(m_header.left(end));
+            m_header.clear();
+            if (length > m_limits.maxBodyBytes) {
+                m_socket->readAll(); // keep it from QHttpServer
+                return refuse(
+                    m_socket, "413 Payload Too Large",
+                    R"({"ok":false,"reason":"invalid_request","error":"body is larger than 1 MiB"})");
+            }
+            m_bodyLeft = std::max<qint64>(length, 0);
+        }
+    }
+
+    static qint64 contentLength(const QByteArray &headerBlock)
+    {
+        const QByteArray headers = headerBlock.toLower();
+        const qsizetype at = headers.indexOf("\r\ncontent-length:");
+        if (at < 0)
+            return 0;
+        const qsizetype start = at + 17;
+        const qsizetype end = headers.indexOf("\r\n", start);
+        bool ok = false;
+        const qint64 value =
+            headers.mid(start, end < 0 ? -1 : end - start).trimmed().toLongLong(&ok);
+        return ok ? value : 0;
+    }
+
+    static constexpr qsizetype kMaxHeaderBytes = 16 * 1024;
+    QTcpSocket *m_socket;
+    GuardedTcpServer::Limits m_limits;
+    QTimer m_idle;
+    QByteArray m_header; // the current request's header block, as far as seen
+    qint64 m_bodyLeft = 0;
+};
+
 GuardedTcpServer::GuardedTcpServer(Limits limits, QObject *parent)
     : QTcpServer(parent)
     , m_limits(limits)
@@ -37,45 +116,8 @@ void GuardedTcpServer::incomingConnection(qintptr handle)
     }
     ++m_open;
     connect(socket, &QObject::destroyed, this, [this] { --m_open; });
-
-    auto *idle = new QTimer(socket);
-    idle->setSingleShot(true);
-    idle->setInterval(m_limits.idleTimeoutMs);
-    connect(idle, &QTimer::timeout, socket, [socket] { socket->abort(); });
-    connect(socket, &QTcpSocket::bytesWritten, idle, qOverload<>(&QTimer::start));
-    // Connected before QHttpServer's own slot, so this sees each batch of bytes first.
-    connect(socket, &QTcpSocket::readyRead, socket, [this, socket, idle] {
-        idle->start();
-        inspect(socket);
-    });
-    idle->start();
+    new ConnectionGuard(socket, m_limits);
     addPendingConnection(socket);
-}
-
-void GuardedTcpServer::inspect(QTcpSocket *socket)
-{
-    const QByteArray head = socket->peek(16 * 1024);
-    const qsizetype end = head.indexOf("\r\n\r\n");
-    if (end < 0) {
-        if (head.size() >= 16 * 1024)
-            refuse(socket, "431 Request Header Fields Too Large",
-                   R"({"ok":false,"reason":"invalid_request","error":"headers are too large"})");
-        return;
-    }
-    const QByteArray headers = head.left(end).toLower();
-    const qsizetype at = headers.indexOf("\r\ncontent-length:");
-    if (at < 0)
-        return;
-    const qsizetype valueStart = at + 17;
-    const qsizetype lineEnd = headers.indexOf("\r\n", valueStart);
-    bool ok = false;
-    const qint64 length =
-        headers.mid(valueStart, lineEnd < 0 ? -1 : lineEnd - valueStart).trimmed().toLongLong(&ok);
-    if (ok && length > m_limits.maxBodyBytes) {
-        socket->readAll(); // keep it from QHttpServer
-        refuse(socket, "413 Payload Too Large",
-               R"({"ok":false,"reason":"invalid_request","error":"body is larger than 1 MiB"})");
-    }
 }
 
 } // namespace leasehold

@@ -27,8 +27,6 @@ protected:
     void incomingConnection(qintptr handle) override;
 
 private:
-    void inspect(class QTcpSocket *socket);
-
     Limits m_limits;
     int m_open = 0;
     quint64 m_rejected = 0;
