@@ -25,6 +25,6 @@ int main(int argc, char *argv[])
         return code;
     SignalWatcher watcher;
     QObject::connect(&watcher, &SignalWatcher::terminationRequested, &app,
-                     [] { QCoreApplication::exit(0); });
+                     [&service] { service.shutdown([] { QCoreApplication::exit(0); }); });
     return QCoreApplication::exec();
 }

@@ -14,6 +14,7 @@
 #include <QJsonObject>
 #include <QStandardPaths>
 #include <QTextStream>
+#include <QTimer>
 
 using namespace leasehold;
 
@@ -113,4 +114,16 @@ int Service::start()
                              : address.toString();
     QTextStream(stdout) << "listening http://" << host << ":" << port << Qt::endl;
     return 0;
+}
+
+void Service::shutdown(std::function<void()> done)
+{
+    if (!m_front) {
+        done();
+        return;
+    }
+    m_front->stopListening();
+    m_host->run([](LeaseEngine &e) { e.pause("system:shutdown", true); });
+    // The answers are queued on their sockets; one more turn of the event loop writes them.
+    QTimer::singleShot(50, this, std::move(done));
 }

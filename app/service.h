@@ -4,6 +4,7 @@
 
 #include <QObject>
 
+#include <functional>
 #include <memory>
 
 namespace leasehold {
@@ -24,6 +25,9 @@ public:
     // Starts listening and prints "listening http://HOST:PORT"; returns 0, or an exit code
     // (2) after printing why it could not start.
     int start();
+    // Stops accepting connections, answers every parked wait (admissions paused), and calls
+    // `done` once those answers have been handed to their sockets.
+    void shutdown(std::function<void()> done);
 
 private:
     bool loadKeys(class QString *error);

@@ -1,5 +1,6 @@
 #include "guardedtcpserver.h"
 
+#include <QElapsedTimer>
 #include <QTcpSocket>
 #include <QTimer>
 
@@ -27,16 +28,24 @@ public:
         , m_socket(socket)
         , m_limits(limits)
     {
+        // Activity only stamps a time; the timer is not re-armed per request (that churn showed
+        // in profiles). When it fires it closes the connection or waits out the remainder.
+        m_activity.start();
         m_idle.setSingleShot(true);
-        m_idle.setInterval(limits.idleTimeoutMs);
-        connect(&m_idle, &QTimer::timeout, socket, [socket] { socket->abort(); });
-        connect(socket, &QTcpSocket::bytesWritten, &m_idle, qOverload<>(&QTimer::start));
+        connect(&m_idle, &QTimer::timeout, this, [this] {
+            const qint64 quiet = m_activity.elapsed();
+            if (quiet >= m_limits.idleTimeoutMs)
+                m_socket->abort();
+            else
+                m_idle.start(int(m_limits.idleTimeoutMs - quiet));
+        });
+        connect(socket, &QTcpSocket::bytesWritten, this, [this] { m_activity.start(); });
         // Connected before QHttpServer's own slot, so each batch is seen before it is read.
         connect(socket, &QTcpSocket::readyRead, this, [this] {
-            m_idle.start();
+            m_activity.start();
             inspect(m_socket->peek(m_socket->bytesAvailable()));
         });
-        m_idle.start();
+        m_idle.start(m_limits.idleTimeoutMs);
     }
 
 private:
@@ -91,6 +100,7 @@ private:
     QTcpSocket *m_socket;
     GuardedTcpServer::Limits m_limits;
     QTimer m_idle;
+    QElapsedTimer m_activity;
     QByteArray m_header; // the current request's header block, as far as seen
     qint64 m_bodyLeft = 0;
 };

@@ -34,6 +34,32 @@ QByteArray methodName(QHttpServerRequest::Method method)
     }
 }
 
+QByteArray reasonPhrase(int status)
+{
+    switch (status) {
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 409:
+        return "Conflict";
+    case 413:
+        return "Payload Too Large";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Status";
+    }
+}
+
 } // namespace
 
 HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *parent)
@@ -80,6 +106,12 @@ quint16 HttpFront::listen(const QHostAddress &address, quint16 port, QString *er
     return tcp->serverPort();
 }
 
+void HttpFront::stopListening()
+{
+    if (m_tcp)
+        m_tcp->close();
+}
+
 void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &&responder)
 {
     QElapsedTimer clock;
@@ -98,15 +130,20 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
             return;
         const QByteArray body =
             reply.raw.isNull() ? QByteArray::fromStdString(reply.body.dump()) : reply.raw;
-        out->writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(reply.status));
-        out->writeHeader("Content-Type", reply.contentType);
-        out->writeHeader("Content-Length", QByteArray::number(body.size()));
-        out->writeHeader("Cache-Control", "no-store");
+        // One write per answer: status line, headers and body leave in a single segment.
+        QByteArray wire;
+        wire.reserve(body.size() + 256);
+        wire += "HTTP/1.1 " + QByteArray::number(reply.status) + ' ' + reasonPhrase(reply.status) +
+                "\r\nContent-Type: " + reply.contentType +
+                "\r\nContent-Length: " + QByteArray::number(body.size()) +
+                "\r\nCache-Control: no-store\r\n";
         for (const auto &[name, value] : reply.headers)
-            out->writeHeader(name, value);
+            wire += name + ": " + value + "\r\n";
         if (closeAfter)
-            out->writeHeader("Connection", "close");
-        out->writeBody(body);
+            wire += "Connection: close\r\n";
+        wire += "\r\n";
+        wire += body;
+        socket->write(wire);
         if (closeAfter)
             socket->disconnectFromHost();
     };

@@ -35,6 +35,8 @@ public:
 
     // Binds and listens; returns the port (useful with port 0), or 0 with `error` set.
     quint16 listen(const QHostAddress &address, quint16 port, QString *error);
+    // Closes the listening socket; open connections are served until they close.
+    void stopListening();
     const RestApi &api() const { return *m_api; }
     const RequestStats &stats() const { return m_stats; }
 

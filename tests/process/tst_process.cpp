@@ -1,0 +1,155 @@
+// The leasehold binary as an operator runs it: flags, the listening line, exit codes, keys
+// from the data directory, and a graceful stop on SIGTERM that answers waits in flight.
+
+#include <QProcess>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+class TstProcess : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void versionAndHelp();
+    void printsListeningLineAndServes();
+    void portInUseExitsWithTwo();
+    void openRefusesANonLoopbackBind();
+    void sigtermAnswersWaitsAndExitsZero();
+
+private:
+    static quint16 startServer(QProcess &process, const QStringList &extra, QTemporaryDir &dir);
+    static QByteArray request(quint16 port, const QByteArray &raw, bool waitForAnswer = true);
+};
+
+quint16 TstProcess::startServer(QProcess &process, const QStringList &extra, QTemporaryDir &dir)
+{
+    process.start(QStringLiteral(LEASEHOLD_BINARY),
+                  QStringList{"--headless", "--port", "0", "--data-dir", dir.path()} + extra);
+    if (!process.waitForStarted(10'000))
+        return 0;
+    while (!process.canReadLine()) {
+        if (!process.waitForReadyRead(10'000))
+            return 0;
+    }
+    const QByteArray line = process.readLine().trimmed();
+    if (!line.startsWith("listening http://127.0.0.1:"))
+        return 0;
+    return static_cast<quint16>(line.mid(line.lastIndexOf(':') + 1).toUInt());
+}
+
+QByteArray TstProcess::request(quint16 port, const QByteArray &raw, bool waitForAnswer)
+{
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, port);
+    if (!socket.waitForConnected(5'000))
+        return {};
+    socket.write(raw);
+    socket.waitForBytesWritten(5'000);
+    QByteArray answer;
+    while (waitForAnswer && socket.waitForReadyRead(10'000)) {
+        answer += socket.readAll();
+        if (answer.contains("\r\n\r\n"))
+            break;
+    }
+    return answer;
+}
+
+void TstProcess::versionAndHelp()
+{
+    QProcess p;
+    p.start(QStringLiteral(LEASEHOLD_BINARY), {"--version"});
+    QVERIFY(p.waitForFinished(10'000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(p.readAllStandardOutput().startsWith("leasehold "));
+    p.start(QStringLiteral(LEASEHOLD_BINARY), {"--help"});
+    QVERIFY(p.waitForFinished(10'000));
+    const QByteArray help = p.readAllStandardOutput();
+    for (const char *flag : {"--headless", "--port", "--bind", "--open", "--keys", "--workspace",
+                             "--data-dir", "--config", "--demo"})
+        QVERIFY2(help.contains(flag), flag);
+    p.start(QStringLiteral(LEASEHOLD_BINARY), {"--no-such-flag"});
+    QVERIFY(p.waitForFinished(10'000));
+    QCOMPARE(p.exitCode(), 2);
+}
+
+void TstProcess::printsListeningLineAndServes()
+{
+    QTemporaryDir dir;
+    QProcess server;
+    const quint16 port = startServer(server, {}, dir);
+    QVERIFY(port != 0);
+    const QByteArray answer =
+        request(port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    QVERIFY2(answer.startsWith("HTTP/1.1 200"), answer.constData());
+    // First start created the data directory's key store with an admin key.
+    QVERIFY(QFile::exists(dir.filePath("keys.json")));
+    QVERIFY(QFile::permissions(dir.filePath("keys.json")) ==
+            (QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadUser |
+             QFileDevice::WriteUser));
+    server.terminate();
+    QVERIFY(server.waitForFinished(10'000));
+    QCOMPARE(server.exitCode(), 0);
+}
+
+void TstProcess::portInUseExitsWithTwo()
+{
+    QTemporaryDir dir;
+    QProcess first;
+    const quint16 port = startServer(first, {}, dir);
+    QVERIFY(port != 0);
+    QProcess second;
+    second.start(QStringLiteral(LEASEHOLD_BINARY),
+                 {"--headless", "--port", QString::number(port), "--data-dir", dir.path()});
+    QVERIFY(second.waitForFinished(10'000));
+    QCOMPARE(second.exitCode(), 2);
+    QVERIFY(second.readAllStandardError().contains("cannot listen"));
+    first.terminate();
+    QVERIFY(first.waitForFinished(10'000));
+}
+
+void TstProcess::openRefusesANonLoopbackBind()
+{
+    QTemporaryDir dir;
+    QProcess p;
+    p.start(QStringLiteral(LEASEHOLD_BINARY),
+            {"--headless", "--open", "--bind", "0.0.0.0", "--data-dir", dir.path()});
+    QVERIFY(p.waitForFinished(10'000));
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY(p.readAllStandardError().contains("loopback"));
+}
+
+void TstProcess::sigtermAnswersWaitsAndExitsZero()
+{
+    QTemporaryDir dir;
+    QProcess server;
+    const quint16 port = startServer(server, {"--open"}, dir);
+    QVERIFY(port != 0);
+    const QByteArray hold = R"({"resource":"lock:x","actorDid":"did:agent:a"})";
+    QVERIFY(request(port, "POST /api/v1/acp/coordination/lease HTTP/1.1\r\nHost: x\r\n"
+                          "Content-Length: " +
+                              QByteArray::number(hold.size()) + "\r\n\r\n" + hold)
+                .startsWith("HTTP/1.1 200"));
+    // A second agent parks in a bounded wait; then the server is asked to stop.
+    QTcpSocket waiter;
+    waiter.connectToHost(QHostAddress::LocalHost, port);
+    QVERIFY(waiter.waitForConnected(5'000));
+    const QByteArray wait = R"({"resource":"lock:x","actorDid":"did:agent:b","waitMs":20000})";
+    waiter.write("POST /api/v1/acp/coordination/lease HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                 QByteArray::number(wait.size()) + "\r\n\r\n" + wait);
+    QVERIFY(waiter.waitForBytesWritten(5'000));
+    QVERIFY(!waiter.waitForReadyRead(300)); // parked: no answer yet
+    ::kill(static_cast<pid_t>(server.processId()), SIGTERM);
+    QVERIFY(waiter.waitForReadyRead(10'000));
+    const QByteArray answer = waiter.readAll();
+    QVERIFY2(answer.startsWith("HTTP/1.1 409"), answer.constData());
+    QVERIFY(answer.contains("\"paused\""));
+    QVERIFY(server.waitForFinished(10'000));
+    QCOMPARE(server.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(server.exitCode(), 0);
+}
+
+QTEST_GUILESS_MAIN(TstProcess)
+#include "tst_process.moc"
