@@ -93,11 +93,14 @@ bool visitParkedAt(const TrieNode *node, bool exclusive, std::uint64_t before, V
 
 // The direct blockers at one node, newest first (see forEachParkedBlocker).
 template<class Visit>
-bool visitBlockersAt(const TrieNode *node, bool exclusive, std::uint64_t before, Visit &visit)
+bool visitBlockersAt(const TrieNode *node, bool exclusive, std::uint64_t before,
+                     const AgentRecord *self, Visit &visit)
 {
     auto it = node->parked.lower_bound(before);
     while (it != node->parked.begin()) {
         --it;
+        if (it->second->agent == self)
+            continue;
         const bool entryExclusive = entryIsExclusive(it->second, node);
         if ((entryExclusive || exclusive) && !visit(it->second))
             return false;
@@ -316,11 +319,11 @@ const std::vector<LeaseRecord *> *ResourceTrie::leasesAt(const ResourceName &nam
 }
 
 void ResourceTrie::forEachParkedBlocker(const ResourceName &name, bool exclusive,
-                                        std::uint64_t beforeTicket,
+                                        std::uint64_t beforeTicket, const AgentRecord *self,
                                         FunctionRef<bool(Waiter *)> visit) const
 {
     forParkedNodes(m_root, name, exclusive, [&](const TrieNode *n) {
-        return visitBlockersAt(n, exclusive, beforeTicket, visit);
+        return visitBlockersAt(n, exclusive, beforeTicket, self, visit);
     });
 }
 

@@ -104,8 +104,9 @@ public:
     // that overlaps `name`, the latest earlier exclusive entry and, for an exclusive claim, the
     // shared entries after it. Everything earlier at that node is reachable through those (an
     // exclusive entry waits for all before it), so the graph stays linear in the queue length.
+    // Entries of `self` are looked through: they cannot stand for others in self's own search.
     void forEachParkedBlocker(const ResourceName &name, bool exclusive, std::uint64_t beforeTicket,
-                              FunctionRef<bool(Waiter *)> visit) const;
+                              const AgentRecord *self, FunctionRef<bool(Waiter *)> visit) const;
 
     // Parked waiters and wants on exactly `name` (the stampede count).
     int waitersAt(const ResourceName &name) const;

@@ -34,7 +34,7 @@ void WaitGraph::blockersOf(const AgentRecord *from, const ResourceName &name, bo
     });
     if (beforeTicket == 0)
         return;
-    m_trie.forEachParkedBlocker(name, exclusive, beforeTicket, [&](Waiter *w) {
+    m_trie.forEachParkedBlocker(name, exclusive, beforeTicket, from, [&](Waiter *w) {
         addEdge(out, from, w->agent, &name);
         return true;
     });
