@@ -18,16 +18,17 @@ int main(int argc, char *argv[])
         [](const QString &, const QHttpServerRequest &request) {
             const QByteArray body = request.body();
             nlohmann::json in = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
-            nlohmann::json out = {{"ok", true},
-                                  {"lease",
-                                   {{"leaseId", "ls_0123456789abcdef0123456789abcdef"},
-                                    {"resource", in.value("resource", "")},
-                                    {"holder", in.value("actorDid", "")},
-                                    {"mode", "write"},
-                                    {"token", 1},
-                                    {"grantedAt", 0},
-                                    {"expiresAt", 0},
-                                    {"ttlMs", 30000}}}};
+            const nlohmann::json lease = {{"leaseId", "ls_0123456789abcdef0123456789abcdef"},
+                                          {"resource", in.value("resource", "")},
+                                          {"holder", in.value("actorDid", "")},
+                                          {"mode", "write"},
+                                          {"token", 1},
+                                          {"grantedAt", 1'800'000'000'000},
+                                          {"expiresAt", 1'800'000'005'000},
+                                          {"ttlMs", 5000}};
+            // The same shape Leasehold answers a grant with: lease plus leases[].
+            const nlohmann::json out = {
+                {"ok", true}, {"lease", lease}, {"leases", nlohmann::json::array({lease})}};
             return QHttpServerResponse("application/json", QByteArray::fromStdString(out.dump()));
         });
     const quint16 port = server.listen(QHostAddress::LocalHost, 0);

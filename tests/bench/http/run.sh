@@ -21,6 +21,9 @@ for round in 1 2 3; do
   printf '  leasehold: '; wrk -t2 -c50 -d"$duration" -s "$here/acquire_release.lua" "http://127.0.0.1:$lh" | tail -1
   printf '  bare:      '; wrk -t2 -c50 -d"$duration" -s "$here/acquire_release.lua" "http://127.0.0.1:$bare" | tail -1
 done
+if command -v python3 >/dev/null; then
+  python3 "$here/wakeup.py" "$lh" 2000
+fi
 if command -v redis-benchmark >/dev/null && command -v redis-server >/dev/null; then
   redis-server --port 6390 --save '' --daemonize yes >/dev/null
   redis-benchmark -p 6390 -c 50 -n 200000 -q SET k v NX PX 30000 | tail -1
