@@ -3,6 +3,7 @@
 #include "enginehost.h"
 #include "httpfront.h"
 #include "keystore.h"
+#include "logging.h"
 #include "version.h"
 
 #include <QDir>
@@ -122,6 +123,9 @@ void Service::shutdown(std::function<void()> done)
         done();
         return;
     }
+    const std::size_t parked = m_host->engine().parkedCount();
+    qCInfo(lcService) << "stopping:" << parked << "parked waits answered,"
+                      << m_host->engine().leaseCount() << "leases dropped (state is in memory)";
     m_front->stopListening();
     m_host->run([](LeaseEngine &e) { e.pause("system:shutdown", true); });
     // The answers are queued on their sockets; one more turn of the event loop writes them.

@@ -33,6 +33,11 @@ void EngineHost::rearm()
         m_alarm.stop();
         return;
     }
+    // Most calls leave the earliest deadline where it was; re-arming a timer costs more than
+    // the engine call itself, so only move it when the deadline moved.
+    if (m_alarm.isActive() && *next == m_armedFor)
+        return;
+    m_armedFor = *next;
     const TimeMs delay = std::max<TimeMs>(0, *next - m_clock->nowMs());
     m_alarm.start(static_cast<int>(std::min<TimeMs>(delay, 24LL * 3600 * 1000)));
 }

@@ -74,6 +74,7 @@ private:
     std::unique_ptr<LeaseEngine> m_engine;
     ResourceParser m_parser;
     QTimer m_alarm;
+    TimeMs m_armedFor = 0; // the deadline the alarm is set for
     std::deque<LedgerEvent> m_ledger;
     std::size_t m_ledgerCapacity;
     std::uint64_t m_dropped = 0;

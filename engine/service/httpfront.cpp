@@ -1,5 +1,6 @@
 #include "httpfront.h"
 
+#include "logging.h"
 #include "openapi.h"
 
 #include <QElapsedTimer>
@@ -103,13 +104,18 @@ quint16 HttpFront::listen(const QHostAddress &address, quint16 port, QString *er
     }
     m_tcp = tcp;
     m_server.bind(tcp);
+    qCInfo(lcHttp) << "serving on" << address.toString() << tcp->serverPort()
+                   << (m_options.open ? "(open mode)" : "(bearer keys)");
     return tcp->serverPort();
 }
 
 void HttpFront::stopListening()
 {
-    if (m_tcp)
+    if (m_tcp) {
+        qCInfo(lcHttp) << "no longer accepting connections;" << m_tcp->openConnections()
+                       << "still open";
         m_tcp->close();
+    }
 }
 
 void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &&responder)
@@ -126,6 +132,9 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
             return;
         *answered = true;
         m_stats.record(reply.status, double(clock.nsecsElapsed()) / 1e9);
+        if (reply.status >= 400 && reply.status != 409)
+            qCDebug(lcHttp) << "answered" << reply.status
+                            << reply.body.value("reason", std::string()).c_str();
         if (!socket || socket->state() != QAbstractSocket::ConnectedState)
             return;
         const QByteArray body =
