@@ -40,6 +40,19 @@ std::optional<json> parseJsonObject(const QByteArray &body, std::string *error, 
     return doc;
 }
 
+const json *FieldReader::lookup(const char *name, bool required)
+{
+    if (failed())
+        return nullptr;
+    auto it = m_object.find(name);
+    if (it == m_object.end() || it->is_null()) {
+        if (required)
+            fail(std::string(name) + " is required");
+        return nullptr;
+    }
+    return &*it;
+}
+
 void FieldReader::fail(std::string message)
 {
     if (m_error.empty())
@@ -49,14 +62,9 @@ void FieldReader::fail(std::string message)
 std::optional<std::string> FieldReader::string(const char *name, bool required,
                                                std::size_t maxBytes)
 {
-    if (failed())
+    const json *it = lookup(name, required);
+    if (!it)
         return std::nullopt;
-    auto it = m_object.find(name);
-    if (it == m_object.end() || it->is_null()) {
-        if (required)
-            fail(std::string(name) + " is required");
-        return std::nullopt;
-    }
     if (!it->is_string()) {
         fail(std::string(name) + " must be a string");
         return std::nullopt;
@@ -72,14 +80,9 @@ std::optional<std::string> FieldReader::string(const char *name, bool required,
 std::optional<std::int64_t> FieldReader::integer(const char *name, bool required, std::int64_t min,
                                                  std::int64_t max)
 {
-    if (failed())
+    const json *it = lookup(name, required);
+    if (!it)
         return std::nullopt;
-    auto it = m_object.find(name);
-    if (it == m_object.end() || it->is_null()) {
-        if (required)
-            fail(std::string(name) + " is required");
-        return std::nullopt;
-    }
     if (!it->is_number_integer()) {
         fail(std::string(name) + " must be an integer");
         return std::nullopt;
@@ -99,14 +102,9 @@ std::optional<std::int64_t> FieldReader::integer(const char *name, bool required
 
 std::optional<bool> FieldReader::boolean(const char *name, bool required)
 {
-    if (failed())
+    const json *it = lookup(name, required);
+    if (!it)
         return std::nullopt;
-    auto it = m_object.find(name);
-    if (it == m_object.end() || it->is_null()) {
-        if (required)
-            fail(std::string(name) + " is required");
-        return std::nullopt;
-    }
     if (!it->is_boolean()) {
         fail(std::string(name) + " must be true or false");
         return std::nullopt;
@@ -117,14 +115,9 @@ std::optional<bool> FieldReader::boolean(const char *name, bool required)
 std::optional<std::vector<std::string>>
 FieldReader::strings(const char *name, bool required, std::size_t maxItems, std::size_t maxBytes)
 {
-    if (failed())
+    const json *it = lookup(name, required);
+    if (!it)
         return std::nullopt;
-    auto it = m_object.find(name);
-    if (it == m_object.end() || it->is_null()) {
-        if (required)
-            fail(std::string(name) + " is required");
-        return std::nullopt;
-    }
     if (!it->is_array() || it->empty() || it->size() > maxItems) {
         fail(std::string(name) + " must be an array of 1 to " + std::to_string(maxItems) +
              " strings");

@@ -39,6 +39,9 @@ public:
     const std::string &error() const { return m_error; }
 
 private:
+    // The field, or nullptr when absent (failing when required) or after an earlier failure.
+    const nlohmann::json *lookup(const char *name, bool required);
+
     const nlohmann::json &m_object;
     std::string m_error;
 };

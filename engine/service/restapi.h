@@ -83,6 +83,13 @@ private:
     // failure (400 missing, 403 actor_mismatch).
     std::optional<std::string> actor(const RestCall &call, const nlohmann::json &body,
                                      std::optional<HttpReply> &reply) const;
+    // A body parsed as a JSON object and the agent it acts for; on failure answers itself.
+    struct AgentCall
+    {
+        nlohmann::json body;
+        std::string actor;
+    };
+    std::optional<AgentCall> agentCall(const RestCall &call, const Respond &respond) const;
     std::optional<std::vector<ResourceName>> names(const std::vector<std::string> &texts,
                                                    const char *field, std::string *error) const;
 

@@ -56,16 +56,32 @@ HttpReply grantReply(const Grant &grant)
 
 } // namespace
 
-void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &deferral) const
+std::optional<RestApi::AgentCall> RestApi::agentCall(const RestCall &call,
+                                                     const Respond &respond) const
 {
     std::string error;
-    const std::optional<json> body = parseJsonObject(call.body, &error);
-    if (!body)
-        return respond(invalid(error));
+    std::optional<json> body = parseJsonObject(call.body, &error);
+    if (!body) {
+        respond(invalid(error));
+        return std::nullopt;
+    }
     std::optional<HttpReply> reply;
-    const std::optional<std::string> who = actor(call, *body, reply);
-    if (!who)
-        return respond(std::move(*reply));
+    std::optional<std::string> who = actor(call, *body, reply);
+    if (!who) {
+        respond(std::move(*reply));
+        return std::nullopt;
+    }
+    return AgentCall{std::move(*body), std::move(*who)};
+}
+
+void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &deferral) const
+{
+    const std::optional<AgentCall> in = agentCall(call, respond);
+    if (!in)
+        return;
+    const json *body = &in->body;
+    const std::string *who = &in->actor;
+    std::string error;
     FieldReader r(*body);
     const auto texts = resourceTexts(r, true, *body);
     const auto modeText = r.string("mode", false, 16);
@@ -101,14 +117,12 @@ void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &defe
 
 void RestApi::release(const RestCall &call, const Respond &respond) const
 {
+    const std::optional<AgentCall> in = agentCall(call, respond);
+    if (!in)
+        return;
+    const json *body = &in->body;
+    const std::string *who = &in->actor;
     std::string error;
-    const std::optional<json> body = parseJsonObject(call.body, &error);
-    if (!body)
-        return respond(invalid(error));
-    std::optional<HttpReply> reply;
-    const std::optional<std::string> who = actor(call, *body, reply);
-    if (!who)
-        return respond(std::move(*reply));
     FieldReader r(*body);
     const auto texts = resourceTexts(r, false, *body);
     const auto leaseId = r.string("leaseId", false, 128);
@@ -131,14 +145,12 @@ void RestApi::release(const RestCall &call, const Respond &respond) const
 
 void RestApi::renew(const RestCall &call, const Respond &respond) const
 {
+    const std::optional<AgentCall> in = agentCall(call, respond);
+    if (!in)
+        return;
+    const json *body = &in->body;
+    const std::string *who = &in->actor;
     std::string error;
-    const std::optional<json> body = parseJsonObject(call.body, &error);
-    if (!body)
-        return respond(invalid(error));
-    std::optional<HttpReply> reply;
-    const std::optional<std::string> who = actor(call, *body, reply);
-    if (!who)
-        return respond(std::move(*reply));
     FieldReader r(*body);
     const auto text = r.string("resource", true, 1024);
     const auto leaseId = r.string("leaseId", true, 128);
@@ -157,14 +169,12 @@ void RestApi::renew(const RestCall &call, const Respond &respond) const
 
 void RestApi::pin(const RestCall &call, const Respond &respond, bool unpin) const
 {
+    const std::optional<AgentCall> in = agentCall(call, respond);
+    if (!in)
+        return;
+    const json *body = &in->body;
+    const std::string *who = &in->actor;
     std::string error;
-    const std::optional<json> body = parseJsonObject(call.body, &error);
-    if (!body)
-        return respond(invalid(error));
-    std::optional<HttpReply> reply;
-    const std::optional<std::string> who = actor(call, *body, reply);
-    if (!who)
-        return respond(std::move(*reply));
     FieldReader r(*body);
     const auto id = r.string(unpin ? "pinId" : "leaseId", true, 128);
     if (r.failed())
