@@ -43,8 +43,10 @@ ParsedOptions parseOptions(const QStringList &arguments)
     const QCommandLineOption config(QStringLiteral("config"),
                                     QStringLiteral("JSON config file; flags override it."),
                                     QStringLiteral("FILE"));
-    const QCommandLineOption demo(QStringLiteral("demo"),
-                                  QStringLiteral("Drive simulated agents so every view is alive."));
+    const QCommandLineOption demo(
+        QStringLiteral("demo"),
+        QStringLiteral("Drive simulated agents so every view is alive (arrives with "
+                       "the console; refused by this build)."));
     parser.addOptions({headless, port, bind, open, keys, workspace, dataDir, config, demo});
 
     ParsedOptions result;
@@ -95,6 +97,12 @@ ParsedOptions parseOptions(const QStringList &arguments)
     o.headless = parser.isSet(headless);
     o.open = o.open || parser.isSet(open);
     o.demo = parser.isSet(demo);
+    if (o.demo) {
+        QTextStream(stderr) << "leasehold: --demo arrives with the console window and is not part "
+                               "of this build\n";
+        result.exitCode = 2;
+        return result;
+    }
     if (parser.isSet(port)) {
         bool ok = false;
         const uint portValue = parser.value(port).toUInt(&ok);
