@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Instructions per request (callgrind), Leasehold vs the bare route, for the same 4000
+# acquire/release requests: a figure that does not move with the machine's load.
+# Usage: tests/bench/http/instructions.sh [build-dir]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../../../build}
+n=4000
+for which in leasehold bare; do
+  data=$(mktemp -d)
+  if [ "$which" = leasehold ]; then
+    cmd=("$build/app/leasehold" --headless --open --port 0 --data-dir "$data")
+  else
+    cmd=("$build/tests/bench/bare_server")
+  fi
+  valgrind --tool=callgrind --callgrind-out-file="$data/cg.out" "${cmd[@]}" > "$data/out" 2>/dev/null &
+  vg=$!
+  for _ in $(seq 120); do grep -q listening "$data/out" 2>/dev/null && break; sleep 0.5; done
+  port=$(grep -o '[0-9]*$' "$data/out" | head -1)
+  python3 "$here/fixedload.py" "$port" 200        # warm up
+  callgrind_control -z "$vg" > /dev/null
+  python3 "$here/fixedload.py" "$port" "$n"
+  callgrind_control -d "$vg" > /dev/null
+  kill "$vg"; wait "$vg" 2>/dev/null || true
+  total=$(callgrind_annotate "$data"/cg.out.1 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+  echo "$which: $((total / n)) instructions per request"
+  rm -rf "$data"
+done
