@@ -103,6 +103,7 @@ struct AgentRecord
     std::vector<LeaseRecord *> held;
     std::vector<Waiter *> parked;
     std::unordered_map<std::string, WantRecord *> wants; // by canonical resource
+    mutable std::uint64_t searchMark = 0; // WaitGraph: visited in search number searchMark
 };
 
 } // namespace leasehold

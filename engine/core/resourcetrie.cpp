@@ -139,6 +139,27 @@ void forParkedNodes(const TrieNode &root, const ResourceName &name, bool exclusi
         forParkedBelow(node, exclusive, atNode);
 }
 
+bool wantConflictAt(const TrieNode *node, bool exclusive, const AgentRecord *self)
+{
+    for (const WantRecord *w : node->wants) {
+        if (w->agent != self && (w->exclusive || exclusive))
+            return true;
+    }
+    return false;
+}
+
+bool wantConflictBelow(const TrieNode *node, bool exclusive, const AgentRecord *self)
+{
+    for (const auto &entry : node->children) {
+        const TrieNode *child = entry.second.get();
+        if (child->subWants == 0)
+            continue;
+        if (wantConflictAt(child, exclusive, self) || wantConflictBelow(child, exclusive, self))
+            return true;
+    }
+    return false;
+}
+
 void collectParkedBelow(const TrieNode *node, std::vector<TrieNode *> &out)
 {
     for (const auto &entry : node->children) {
@@ -331,6 +352,17 @@ int ResourceTrie::waitersAt(const ResourceName &name) const
 {
     const TrieNode *node = find(name);
     return node ? static_cast<int>(node->parked.size() + node->wants.size()) : 0;
+}
+
+bool ResourceTrie::anyWantConflict(const ResourceName &name, bool exclusive,
+                                   const AgentRecord *self) const
+{
+    bool found = false;
+    const TrieNode *node = walkPath(m_root, name, [&](const TrieNode *n) {
+        found = found || wantConflictAt(n, exclusive, self);
+        return !found;
+    });
+    return found || (node && wantConflictBelow(node, exclusive, self));
 }
 
 void ResourceTrie::collectQueues(const ResourceName &name, std::vector<TrieNode *> &out) const

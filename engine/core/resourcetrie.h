@@ -108,6 +108,9 @@ public:
     void forEachParkedBlocker(const ResourceName &name, bool exclusive, std::uint64_t beforeTicket,
                               const AgentRecord *self, FunctionRef<bool(Waiter *)> visit) const;
 
+    // True when a want of an agent other than `self` conflicts with `name`/`exclusive`.
+    bool anyWantConflict(const ResourceName &name, bool exclusive, const AgentRecord *self) const;
+
     // Parked waiters and wants on exactly `name` (the stampede count).
     int waitersAt(const ResourceName &name) const;
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace leasehold {
 
@@ -40,6 +39,31 @@ void WaitGraph::blockersOf(const AgentRecord *from, const ResourceName &name, bo
     });
 }
 
+bool WaitGraph::hasWaitersOn(const AgentRecord *agent) const
+{
+    bool found = false;
+    auto otherAgent = [&](Waiter *w) { return !(found = w->agent != agent); };
+    for (const LeaseRecord *l : agent->held) {
+        // Parked waiters and wants blocked by this lease (a lease conflicts with its own
+        // holder only while pending, and then no edge is drawn to oneself).
+        m_trie.forEachParkedConflict(l->resource, l->exclusive, kAnyTicket, otherAgent);
+        if (found || m_trie.anyWantConflict(l->resource, l->exclusive, agent))
+            return true;
+    }
+    for (const Waiter *mine : agent->parked) {
+        for (std::size_t i = 0; i < mine->resources.size() && !found; ++i) {
+            m_trie.forEachParkedConflict(mine->resources[i], mine->exclusive[i], kAnyTicket,
+                                         [&](Waiter *w) {
+                                             found = w->agent != agent && w->ticket > mine->ticket;
+                                             return !found;
+                                         });
+        }
+        if (found)
+            return true;
+    }
+    return false;
+}
+
 std::vector<WaitGraph::Edge> WaitGraph::edgesOf(const AgentRecord *from) const
 {
     std::vector<Edge> out;
@@ -57,7 +81,7 @@ std::optional<WaitCycle> WaitGraph::findCycle(const AgentRecord *requester,
 {
     // Edges into an agent come only from claims on what it holds or queues for: an agent with
     // neither cannot be on a cycle, whatever the rest of the graph looks like.
-    if (requester->held.empty() && requester->parked.empty())
+    if (!hasWaitersOn(requester))
         return std::nullopt;
     std::vector<Edge> first;
     for (const Claim &c : claims)
@@ -73,12 +97,19 @@ std::optional<WaitCycle> WaitGraph::findCycle(const AgentRecord *requester,
         std::vector<Edge> edges;
         std::size_t next = 0;
     };
-    std::unordered_set<const AgentRecord *> visited{requester};
-    visited.reserve(64);
+    // Visited agents carry this search's number instead of living in a hash set.
+    const std::uint64_t search = ++m_search;
+    auto visit = [search](const AgentRecord *a) {
+        if (a->searchMark == search)
+            return false;
+        a->searchMark = search;
+        return true;
+    };
+    visit(requester);
     std::vector<Frame> stack;
     stack.reserve(16);
     for (const Edge &start : first) {
-        if (!visited.insert(start.to).second)
+        if (!visit(start.to))
             continue;
         stack.push_back({start.to, start.waitingOn, edgesOf(start.to)});
         while (!stack.empty()) {
@@ -100,7 +131,7 @@ std::optional<WaitCycle> WaitGraph::findCycle(const AgentRecord *requester,
                 }
                 return cycle;
             }
-            if (visited.insert(edge.to).second)
+            if (visit(edge.to))
                 stack.push_back({edge.to, edge.waitingOn, edgesOf(edge.to)});
         }
     }

@@ -54,10 +54,14 @@ public:
     std::vector<Edge> edgesOf(const AgentRecord *from) const;
 
 private:
+    // Whether anyone waits on what `agent` holds or queues for: without such an edge into it,
+    // no cycle can pass through it.
+    bool hasWaitersOn(const AgentRecord *agent) const;
     void blockersOf(const AgentRecord *from, const ResourceName &name, bool exclusive,
                     std::uint64_t beforeTicket, std::vector<Edge> &out) const;
 
     const ResourceTrie &m_trie;
+    mutable std::uint64_t m_search = 0; // numbers searches, so visited marks need no clearing
 };
 
 } // namespace leasehold
