@@ -15,7 +15,6 @@
 #include <QJsonObject>
 #include <QStandardPaths>
 #include <QTextStream>
-#include <QTimer>
 
 using namespace leasehold;
 
@@ -128,6 +127,7 @@ void Service::shutdown(std::function<void()> done)
                       << m_host->engine().leaseCount() << "leases dropped (state is in memory)";
     m_front->stopListening();
     m_host->run([](LeaseEngine &e) { e.pause("system:shutdown", true); });
-    // The answers are queued on their sockets; one more turn of the event loop writes them.
-    QTimer::singleShot(50, this, std::move(done));
+    // The answers are queued on their sockets; push them out before the process goes.
+    m_front->flushConnections();
+    done();
 }

@@ -25,8 +25,8 @@ public:
     // Starts listening and prints "listening http://HOST:PORT"; returns 0, or an exit code
     // (2) after printing why it could not start.
     int start();
-    // Stops accepting connections, answers every parked wait (admissions paused), and calls
-    // `done` once those answers have been handed to their sockets.
+    // Stops accepting connections, answers every parked wait (admissions paused), hands those
+    // answers to the kernel, then calls `done`.
     void shutdown(std::function<void()> done);
 
 private:

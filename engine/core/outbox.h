@@ -25,7 +25,6 @@ public:
     }
 
     void deliver(EngineListener *listener);
-    bool empty() const { return m_items.empty(); }
 
 private:
     struct Began

@@ -57,18 +57,11 @@ void EngineHost::abandonWait(std::uint64_t waitId)
 {
     if (m_waits.erase(waitId) == 0)
         return;
-    m_abandoned[waitId] = true;
     run([waitId](LeaseEngine &e) { e.cancelWait(waitId); });
 }
 
 void EngineHost::onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome)
 {
-    if (m_abandoned.erase(waitId)) {
-        // Cancelled by us: nothing to tell. A grant can only get here if it raced the cancel.
-        if (const auto *grant = std::get_if<Grant>(&outcome))
-            m_engine->abandon(*grant);
-        return;
-    }
     auto it = m_waits.find(waitId);
     if (it == m_waits.end()) {
         if (const auto *grant = std::get_if<Grant>(&outcome))
@@ -83,10 +76,8 @@ void EngineHost::onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome)
 void EngineHost::onEvent(const LedgerEvent &event)
 {
     m_ledger.push_back(event);
-    if (m_ledger.size() > m_ledgerCapacity) {
+    if (m_ledger.size() > m_ledgerCapacity)
         m_ledger.pop_front();
-        ++m_dropped;
-    }
     emit eventRecorded(event);
 }
 

@@ -53,13 +53,13 @@ public:
 
     // Registers who hears the end of parked wait `waitId` (exactly once).
     void onWaitEnd(std::uint64_t waitId, WaitCallback callback);
-    // The client of a parked wait went away: cancel it; a grant that raced it is given back.
+    // The client of a parked wait went away: cancel it. Any grant that finds no listener is
+    // given back (see onWaitEnded), so nothing is leaked either way.
     void abandonWait(std::uint64_t waitId);
 
     // Events with seq > since, oldest first, at most `limit`, optionally for one agent.
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
                                     const std::string &actor = {}) const;
-    std::uint64_t ledgerDropped() const { return m_dropped; }
 
 signals:
     void eventRecorded(const leasehold::LedgerEvent &event);
@@ -77,9 +77,7 @@ private:
     TimeMs m_armedFor = 0; // the deadline the alarm is set for
     std::deque<LedgerEvent> m_ledger;
     std::size_t m_ledgerCapacity;
-    std::uint64_t m_dropped = 0;
     std::unordered_map<std::uint64_t, WaitCallback> m_waits;
-    std::unordered_map<std::uint64_t, bool> m_abandoned;
 };
 
 } // namespace leasehold

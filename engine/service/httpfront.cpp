@@ -118,6 +118,14 @@ void HttpFront::stopListening()
     }
 }
 
+void HttpFront::flushConnections()
+{
+    if (!m_tcp)
+        return;
+    for (QTcpSocket *socket : m_tcp->findChildren<QTcpSocket *>())
+        socket->flush();
+}
+
 void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &&responder)
 {
     QElapsedTimer clock;

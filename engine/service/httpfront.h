@@ -37,6 +37,8 @@ public:
     quint16 listen(const QHostAddress &address, quint16 port, QString *error);
     // Closes the listening socket; open connections are served until they close.
     void stopListening();
+    // Hands every answer written so far to the kernel, without waiting for the event loop.
+    void flushConnections();
     const RestApi &api() const { return *m_api; }
     const RequestStats &stats() const { return m_stats; }
 

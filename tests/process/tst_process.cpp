@@ -51,7 +51,14 @@ QByteArray TstProcess::request(quint16 port, const QByteArray &raw, bool waitFor
     QByteArray answer;
     while (waitForAnswer && socket.waitForReadyRead(10'000)) {
         answer += socket.readAll();
-        if (answer.contains("\r\n\r\n"))
+        const qsizetype end = answer.indexOf("\r\n\r\n");
+        if (end < 0)
+            continue;
+        const QByteArray head = answer.left(end).toLower();
+        const qsizetype at = head.indexOf("content-length:");
+        const qsizetype length =
+            at < 0 ? 0 : head.mid(at + 15, head.indexOf('\r', at) - at - 15).trimmed().toLongLong();
+        if (answer.size() >= end + 4 + length)
             break;
     }
     return answer;
@@ -140,7 +147,11 @@ void TstProcess::sigtermAnswersWaitsAndExitsZero()
     waiter.write("POST /api/v1/acp/coordination/lease HTTP/1.1\r\nHost: x\r\nContent-Length: " +
                  QByteArray::number(wait.size()) + "\r\n\r\n" + wait);
     QVERIFY(waiter.waitForBytesWritten(5'000));
-    QVERIFY(!waiter.waitForReadyRead(300)); // parked: no answer yet
+    // Ask the server, not the clock, whether the waiter is parked yet.
+    const QByteArray probe = "GET /api/v1/acp/coordination/wait HTTP/1.1\r\nHost: x\r\n"
+                             "Connection: close\r\n\r\n";
+    QTRY_VERIFY(request(port, probe).contains("\"kind\":\"parked\""));
+    QCOMPARE(waiter.bytesAvailable(), 0); // no answer yet
     ::kill(static_cast<pid_t>(server.processId()), SIGTERM);
     QVERIFY(waiter.waitForReadyRead(10'000));
     const QByteArray answer = waiter.readAll();

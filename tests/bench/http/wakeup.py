@@ -2,36 +2,12 @@
 """Wake-up latency of a parked waiter: agent A holds a lock, agent B parks on it, A releases;
 the time from sending A's release to B's grant arriving. Usage: wakeup.py PORT [ROUNDS].
 Run against `leasehold --headless --open`."""
-import json
-import socket
 import sys
 import time
 
+from httpclient import connect, receive, send
+
 BASE = "/api/v1/acp/coordination"
-
-
-def connect(port):
-    s = socket.create_connection(("127.0.0.1", port))
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return s
-
-
-def send(sock, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else b""
-    sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(data)}\r\n\r\n"
-                 .encode() + data)
-
-
-def receive(sock):
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        buf += sock.recv(65536)
-    head, rest = buf.split(b"\r\n\r\n", 1)
-    length = int([l.split(b":")[1] for l in head.split(b"\r\n")
-                  if l.lower().startswith(b"content-length")][0])
-    while len(rest) < length:
-        rest += sock.recv(65536)
-    return int(head.split(b" ")[1]), json.loads(rest[:length])
 
 
 def main():
