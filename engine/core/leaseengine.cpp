@@ -124,10 +124,12 @@ Refusal LeaseEngine::contentionRefusal(const Contention &c, TimeMs now) const
     if (c.lease) {
         r.holder = c.lease->agent->did;
         r.leaseId = c.lease->leaseId;
+        r.heldResource = c.lease->resource.canonical();
         r.heldForMs = now - c.lease->grantedAt;
         r.expiresInMs = c.lease->pending ? 0 : std::max<std::int64_t>(0, c.lease->expiresAt - now);
     } else {
         r.holder = c.waiter->agent->did;
+        r.heldResource = c.waiter->resources.front().canonical();
         r.queued = true;
         r.heldForMs = now - c.waiter->since;
         r.expiresInMs = std::max<std::int64_t>(0, c.waiter->deadline - now);
@@ -227,6 +229,7 @@ Refusal LeaseEngine::heldRefusal(const Request &req, const Contention &c, TimeMs
     s.waitMs = std::min<std::int64_t>(800, 25LL << std::min(s.waiters, 6));
     r.stampede = s;
     r.message = r.resource + (r.queued ? " is queued for by " : " is held by ") + r.holder +
+                (r.heldResource != r.resource ? " through " + r.heldResource : std::string()) +
                 " (for " + secondsText(r.heldForMs) + ", " +
                 (r.queued ? "waiting up to " : "expires in ") + secondsText(r.expiresInMs) +
                 "). Back off " + std::to_string(s.waitMs) + " ms or work on something else.";

@@ -89,6 +89,8 @@ public:
     void setLiveSessions(const std::string &did, int sessions);
 
     Snapshot snapshot() const;
+    // Cost follows what the agent holds and waits for, not the size of the engine.
+    AgentView agentView(const std::string &did) const;
     WaitView waitView(const ResourceName *filter = nullptr) const;
     std::optional<LeaseInfo> lease(const std::string &leaseId) const;
     const Counters &counters() const { return m_counters; }
@@ -128,6 +130,8 @@ private:
     void dropPin(PinRecord *pin, const char *reason);
     LeaseRecord *ownLease(const AgentRecord *agent, const ResourceName &name) const;
     LeaseInfo describe(const LeaseRecord &lease) const;
+    // Who holds something conflicting with `name` now, other than `self` (empty: nobody).
+    std::string holderOf(const ResourceName &name, bool exclusive, const AgentRecord *self) const;
     std::int64_t clampTtl(std::optional<std::int64_t> ttlMs) const;
 
     void recordEvent(EventKind kind, const std::string &actor, const std::string &resource,

@@ -102,13 +102,16 @@ std::optional<LeaseInfo> LeaseEngine::lease(const std::string &leaseId) const
     return describe(*it->second);
 }
 
+std::string LeaseEngine::holderOf(const ResourceName &name, bool exclusive,
+                                  const AgentRecord *self) const
+{
+    const LeaseRecord *l = m_trie.firstLeaseConflict(name, exclusive, self);
+    return l ? l->agent->did : std::string();
+}
+
 WaitView LeaseEngine::waitView(const ResourceName *filter) const
 {
     WaitView view;
-    auto holderOf = [this](const ResourceName &name, bool exclusive, const AgentRecord *self) {
-        const LeaseRecord *l = m_trie.firstLeaseConflict(name, exclusive, self);
-        return l ? l->agent->did : std::string();
-    };
     auto wanted = [filter](const ResourceName &name) { return !filter || filter->overlaps(name); };
     std::vector<const Waiter *> parked;
     for (const auto &[id, w] : m_waiters)
@@ -134,6 +137,30 @@ WaitView LeaseEngine::waitView(const ResourceName *filter) const
         }
     }
     view.deadlocks = m_graph.pairs(m_agents.all());
+    return view;
+}
+
+AgentView LeaseEngine::agentView(const std::string &did) const
+{
+    AgentView view;
+    view.actorDid = did;
+    const AgentRecord *agent = m_agents.find(did);
+    if (!agent)
+        return view;
+    view.trust = agent->trust;
+    view.suspended = agent->suspended;
+    for (const LeaseRecord *l : agent->held)
+        view.held.push_back(describe(*l));
+    std::sort(view.held.begin(), view.held.end(),
+              [](const LeaseInfo &a, const LeaseInfo &b) { return a.token < b.token; });
+    for (const Waiter *w : agent->parked)
+        for (std::size_t i = 0; i < w->resources.size(); ++i)
+            view.waiting.push_back({did, w->resources[i].canonical(), w->mode, true, w->since,
+                                    w->deadline, holderOf(w->resources[i], w->exclusive[i], agent),
+                                    w->id});
+    for (const auto &[canonical, want] : agent->wants)
+        view.waiting.push_back({did, canonical, want->mode, false, want->since, want->deadline,
+                                holderOf(want->resource, want->exclusive, agent), 0});
     return view;
 }
 

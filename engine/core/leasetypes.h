@@ -44,9 +44,10 @@ struct Stampede
 struct Refusal
 {
     RefusalReason reason = RefusalReason::LeaseHeld;
-    std::string resource; // the (first) resource concerned
-    std::string holder;   // who holds it now (lease_held, deadlock)
-    std::string leaseId;  // the holder's lease, when one is named
+    std::string resource;     // the (first) resource concerned
+    std::string holder;       // who holds it now (lease_held, deadlock)
+    std::string leaseId;      // the holder's lease, when one is named
+    std::string heldResource; // what the holder holds or queues for (may be above or below it)
     std::int64_t heldForMs = 0;
     std::int64_t expiresInMs = 0;
     std::optional<Stampede> stampede;

@@ -21,7 +21,8 @@ public:
     }
     void waitEnded(std::uint64_t waitId, WaitOutcome outcome)
     {
-        m_items.emplace_back(Ended{waitId, std::move(outcome)});
+        // Built in place: moving a temporary Ended trips a false maybe-uninitialized in GCC 12.
+        m_items.emplace_back(std::in_place_type<Ended>, waitId, std::move(outcome));
     }
 
     void deliver(EngineListener *listener);

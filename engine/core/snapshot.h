@@ -93,4 +93,15 @@ struct Snapshot
     Counters counters;
 };
 
+// One agent's own view: what it holds and what it is waiting for (parked or recently refused),
+// each with whoever holds that resource now.
+struct AgentView
+{
+    std::string actorDid;
+    double trust = 0;
+    bool suspended = false;
+    std::vector<LeaseInfo> held;
+    std::vector<WaiterInfo> waiting;
+};
+
 } // namespace leasehold
