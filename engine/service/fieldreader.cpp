@@ -4,7 +4,7 @@ namespace leasehold {
 
 using nlohmann::json;
 
-std::optional<json> parseJsonObject(const QByteArray &body, std::string *error, int maxDepth)
+std::optional<json> parseJson(const QByteArray &body, std::string *error, int maxDepth)
 {
     // Depth pre-scan: the parser recurses, so hostile nesting must not reach it.
     int depth = 0;
@@ -29,11 +29,21 @@ std::optional<json> parseJsonObject(const QByteArray &body, std::string *error, 
     }
     json doc = json::parse(body.begin(), body.end(), nullptr, false);
     if (doc.is_discarded()) {
-        *error = body.trimmed().isEmpty() ? "body is empty; expected a JSON object"
-                                          : "body is not valid JSON";
+        *error =
+            body.trimmed().isEmpty() ? "body is empty; expected JSON" : "body is not valid JSON";
         return std::nullopt;
     }
-    if (!doc.is_object()) {
+    return doc;
+}
+
+std::optional<json> parseJsonObject(const QByteArray &body, std::string *error, int maxDepth)
+{
+    if (body.trimmed().isEmpty()) {
+        *error = "body is empty; expected a JSON object";
+        return std::nullopt;
+    }
+    std::optional<json> doc = parseJson(body, error, maxDepth);
+    if (doc && !doc->is_object()) {
         *error = "body must be a JSON object";
         return std::nullopt;
     }

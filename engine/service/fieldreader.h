@@ -11,6 +11,11 @@
 
 namespace leasehold {
 
+// Parses a request body as JSON of any shape, refusing nesting deeper than `maxDepth` before
+// the (recursive) parser sees it.
+std::optional<nlohmann::json> parseJson(const QByteArray &body, std::string *error,
+                                        int maxDepth = 32);
+
 // Parses a request body as a JSON object, refusing what could hurt the server before the
 // parser sees it: bodies over `maxBytes` and nesting deeper than `maxDepth`. Returns the object
 // or sets `error` to a sentence for the client.

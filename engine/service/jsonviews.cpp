@@ -23,6 +23,8 @@ json toJson(const Refusal &r)
         j["resource"] = r.resource;
     if (!r.holder.empty()) {
         j["holder"] = r.holder;
+        if (!r.heldResource.empty() && r.heldResource != r.resource)
+            j["heldResource"] = r.heldResource;
         j["heldForMs"] = r.heldForMs;
         j["expiresInMs"] = r.expiresInMs;
     }
@@ -67,13 +69,16 @@ json toJson(const DeadlockPair &p)
 
 json toJson(const WaitView &v)
 {
-    json waiters = json::array();
-    for (const WaiterInfo &w : v.waiters)
-        waiters.push_back(toJson(w));
-    json deadlocks = json::array();
-    for (const DeadlockPair &p : v.deadlocks)
-        deadlocks.push_back(toJson(p));
-    return {{"waiters", waiters}, {"deadlocks", deadlocks}};
+    return {{"waiters", toJsonArray(v.waiters)}, {"deadlocks", toJsonArray(v.deadlocks)}};
+}
+
+json toJson(const AgentView &v)
+{
+    return {{"actorDid", v.actorDid},
+            {"trust", v.trust},
+            {"suspended", v.suspended},
+            {"held", toJsonArray(v.held)},
+            {"waiting", toJsonArray(v.waiting)}};
 }
 
 json toJson(const LedgerEvent &e)
@@ -94,12 +99,8 @@ json toJson(const LedgerEvent &e)
 
 json toJson(const Snapshot &s)
 {
-    json leases = json::array();
-    for (const LeaseInfo &l : s.leases)
-        leases.push_back(toJson(l));
-    json pins = json::array();
-    for (const PinInfo &p : s.pins)
-        pins.push_back(toJson(p));
+    const json leases = toJsonArray(s.leases);
+    const json pins = toJsonArray(s.pins);
     json trust = json::array();
     for (const TrustInfo &t : s.trust)
         trust.push_back({{"actorDid", t.actorDid},

@@ -16,8 +16,18 @@ nlohmann::json toJson(const PinInfo &pin);
 nlohmann::json toJson(const WaiterInfo &waiter);
 nlohmann::json toJson(const DeadlockPair &pair);
 nlohmann::json toJson(const WaitView &view);
+nlohmann::json toJson(const AgentView &view);
 nlohmann::json toJson(const LedgerEvent &event);
 nlohmann::json toJson(const Snapshot &snapshot);
+
+// A JSON array of toJson(item) for each item.
+template<class T> nlohmann::json toJsonArray(const std::vector<T> &items)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const T &item : items)
+        out.push_back(toJson(item));
+    return out;
+}
 
 // Seconds a refused client should wait before retrying (Retry-After), rounded up, at least 1.
 int retryAfterSeconds(const Refusal &refusal);

@@ -16,6 +16,14 @@ QString base(const char *suffix)
 
 } // namespace
 
+QByteArray RestCall::header(QByteArrayView name) const
+{
+    for (const auto &[key, value] : headers)
+        if (name.compare(key, Qt::CaseInsensitive) == 0)
+            return value;
+    return {};
+}
+
 HttpReply RestApi::problem(int status, const char *reason, const std::string &error)
 {
     HttpReply r;
@@ -144,25 +152,6 @@ std::optional<std::string> RestApi::actor(const RestCall &call, const json &body
         return self;
     }
     return named;
-}
-
-std::optional<std::vector<ResourceName>> RestApi::names(const std::vector<std::string> &texts,
-                                                        const char *field, std::string *error) const
-{
-    std::vector<ResourceName> out;
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-        ParsedName parsed = m_host.parser().parse(texts[i]);
-        if (auto *bad = std::get_if<NameError>(&parsed)) {
-            *error = std::string(field) +
-                     (texts.size() > 1 || std::string(field) == "resources"
-                          ? "[" + std::to_string(i) + "]"
-                          : "") +
-                     " " + bad->message;
-            return std::nullopt;
-        }
-        out.push_back(std::get<ResourceName>(parsed));
-    }
-    return out;
 }
 
 } // namespace leasehold

@@ -32,8 +32,12 @@ struct RestCall
     QString path;
     QUrlQuery query;
     QByteArray body;
+    QList<QPair<QByteArray, QByteArray>> headers;
     bool keyPresented = false;
     std::optional<Identity> identity; // set when the presented key is known
+
+    // The first header called `name` (compared without case), or an empty array.
+    QByteArray header(QByteArrayView name) const;
 };
 
 using Respond = std::function<void(HttpReply)>;
@@ -90,8 +94,6 @@ private:
         std::string actor;
     };
     std::optional<AgentCall> agentCall(const RestCall &call, const Respond &respond) const;
-    std::optional<std::vector<ResourceName>> names(const std::vector<std::string> &texts,
-                                                   const char *field, std::string *error) const;
 
     void lease(const RestCall &call, const Respond &respond, Deferral &deferral) const;
     void release(const RestCall &call, const Respond &respond) const;

@@ -2,6 +2,7 @@
 
 #include "fieldreader.h"
 #include "jsonviews.h"
+#include "leaserequests.h"
 #include "restapi.h"
 
 namespace leasehold {
@@ -10,24 +11,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kMaxResources = 64;
 constexpr std::int64_t kRestWaitCapMs = 30'000; // never above the surface's default TTL
-constexpr std::int64_t kMaxTtlInput = std::int64_t(1) << 40;
-
-// Reads "resource" or "resources" (exactly one of them when `required`).
-std::optional<std::vector<std::string>> resourceTexts(FieldReader &r, bool required,
-                                                      const json &body)
-{
-    if (body.contains("resource") && body.contains("resources")) {
-        r.fail("give either resource or resources, not both");
-        return std::nullopt;
-    }
-    if (body.contains("resources"))
-        return r.strings("resources", true, kMaxResources, 1024);
-    if (auto one = r.string("resource", required, 1024))
-        return std::vector<std::string>{*one};
-    return std::nullopt;
-}
 
 HttpReply ok(json body)
 {
@@ -37,17 +21,9 @@ HttpReply ok(json body)
     return reply;
 }
 
-json leasesJson(const std::vector<LeaseInfo> &leases)
-{
-    json out = json::array();
-    for (const LeaseInfo &l : leases)
-        out.push_back(toJson(l));
-    return out;
-}
-
 HttpReply grantReply(const Grant &grant)
 {
-    json leases = leasesJson(grant.leases);
+    json leases = toJsonArray(grant.leases);
     json body = {{"lease", leases.at(0)}, {"leases", leases}};
     if (grant.waitedMs > 0)
         body["waitedMs"] = grant.waitedMs;
@@ -79,26 +55,10 @@ void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &defe
     const std::optional<AgentCall> in = agentCall(call, respond);
     if (!in)
         return;
-    const json *body = &in->body;
-    const std::string *who = &in->actor;
-    std::string error;
-    FieldReader r(*body);
-    const auto texts = resourceTexts(r, true, *body);
-    const auto modeText = r.string("mode", false, 16);
-    const auto ttl = r.integer("ttlMs", false, 0, kMaxTtlInput);
-    const auto wait = r.integer("waitMs", false, 0, kMaxTtlInput);
-    std::optional<Mode> mode = Mode::Write;
-    if (!r.failed() && modeText && !(mode = parseMode(*modeText)))
-        r.fail("mode must be read, write or delete");
-    if (r.failed())
-        return respond(invalid(r.error()));
-    const auto resources =
-        names(*texts, body->contains("resources") ? "resources" : "resource", &error);
-    if (!resources)
-        return respond(invalid(error));
-
-    AcquireRequest request{*who, *resources, *mode, ttl,
-                           std::min(wait.value_or(0), kRestWaitCapMs)};
+    auto read = readAcquire(in->body, m_host.parser(), in->actor, kRestWaitCapMs);
+    if (const auto *error = std::get_if<std::string>(&read))
+        return respond(invalid(*error));
+    const AcquireRequest &request = std::get<AcquireRequest>(read);
     const AcquireResult result = m_host.run([&](LeaseEngine &e) { return e.acquire(request); });
     if (const auto *grant = std::get_if<Grant>(&result))
         return respond(grantReply(*grant));
@@ -120,27 +80,16 @@ void RestApi::release(const RestCall &call, const Respond &respond) const
     const std::optional<AgentCall> in = agentCall(call, respond);
     if (!in)
         return;
-    const json *body = &in->body;
-    const std::string *who = &in->actor;
-    std::string error;
-    FieldReader r(*body);
-    const auto texts = resourceTexts(r, false, *body);
-    const auto leaseId = r.string("leaseId", false, 128);
-    if (r.failed())
-        return respond(invalid(r.error()));
-    std::vector<ResourceName> resources;
-    if (texts) {
-        auto parsed = names(*texts, body->contains("resources") ? "resources" : "resource", &error);
-        if (!parsed)
-            return respond(invalid(error));
-        resources = std::move(*parsed);
-    }
+    auto read = readRelease(in->body, m_host.parser());
+    if (const auto *error = std::get_if<std::string>(&read))
+        return respond(invalid(*error));
+    const ReleaseRequest &request = std::get<ReleaseRequest>(read);
     const ReleaseResult result = m_host.run(
-        [&](LeaseEngine &e) { return e.release(*who, resources, leaseId.value_or("")); });
+        [&](LeaseEngine &e) { return e.release(in->actor, request.resources, request.leaseId); });
     if (const auto *no = std::get_if<Refusal>(&result))
         return respond(refusal(*no));
     const Released &done = std::get<Released>(result);
-    respond(ok({{"released", leasesJson(done.released)}, {"trust", done.trust}}));
+    respond(ok({{"released", toJsonArray(done.released)}, {"trust", done.trust}}));
 }
 
 void RestApi::renew(const RestCall &call, const Respond &respond) const
@@ -154,10 +103,10 @@ void RestApi::renew(const RestCall &call, const Respond &respond) const
     FieldReader r(*body);
     const auto text = r.string("resource", true, 1024);
     const auto leaseId = r.string("leaseId", true, 128);
-    const auto ttl = r.integer("ttlMs", false, 0, kMaxTtlInput);
+    const auto ttl = r.integer("ttlMs", false, 0, kMaxDurationInput);
     if (r.failed())
         return respond(invalid(r.error()));
-    const auto resource = names({*text}, "resource", &error);
+    const auto resource = parseNames(m_host.parser(), {*text}, "resource", &error);
     if (!resource)
         return respond(invalid(error));
     const LeaseResult result =
@@ -193,7 +142,7 @@ void RestApi::waitView(const RestCall &call, const Respond &respond) const
         const std::string text =
             call.query.queryItemValue(QStringLiteral("resource"), QUrl::FullyDecoded).toStdString();
         std::string error;
-        auto parsed = names({text}, "resource", &error);
+        auto parsed = parseNames(m_host.parser(), {text}, "resource", &error);
         if (!parsed)
             return respond(invalid(error));
         filter = parsed->front();
@@ -226,11 +175,9 @@ void RestApi::ledger(const RestCall &call, const Respond &respond) const
     const std::string actor =
         call.query.queryItemValue(QStringLiteral("actorDid"), QUrl::FullyDecoded).toStdString();
     const std::vector<LedgerEvent> events = m_host.ledger(*since, *limit, actor);
-    json list = json::array();
-    for (const LedgerEvent &e : events)
-        list.push_back(toJson(e));
     HttpReply reply;
-    reply.body = {{"events", list}, {"next", events.empty() ? *since : events.back().seq}};
+    reply.body = {{"events", toJsonArray(events)},
+                  {"next", events.empty() ? *since : events.back().seq}};
     respond(std::move(reply));
 }
 
