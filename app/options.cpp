@@ -91,6 +91,10 @@ ParsedOptions parseOptions(const QStringList &arguments)
         o.keysFile = c.value(QStringLiteral("keys")).toString();
         o.workspace = c.value(QStringLiteral("workspace")).toString();
         o.dataDir = c.value(QStringLiteral("dataDir")).toString();
+        for (const QJsonValue &v : c.value(QStringLiteral("allowedHosts")).toArray())
+            o.allowedHosts << v.toString();
+        o.liveWindowSeconds = qBound(
+            5, c.value(QStringLiteral("liveWindowSeconds")).toInt(o.liveWindowSeconds), 86400);
         for (const QJsonValue &v : c.value(QStringLiteral("exclusive")).toArray())
             o.exclusive << v.toString();
     }

@@ -19,7 +19,9 @@ struct AppOptions
     QString workspace;
     QString dataDir;
     QString configFile;
-    QStringList exclusive; // resources not safe to read concurrently (config "exclusive")
+    QStringList exclusive;       // resources not safe to read concurrently (config "exclusive")
+    QStringList allowedHosts;    // Host/Origin names MCP accepts besides loopback ("allowedHosts")
+    int liveWindowSeconds = 300; // MCP: an agent is live this long after its last call
 };
 
 // Parses argv with QCommandLineParser. On --help/--version or a bad flag it prints and returns

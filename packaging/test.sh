@@ -6,13 +6,18 @@ cd "$(dirname "$0")/.."
 
 ./packaging/install-deps.sh
 
+# The MCP client tests' packages, exactly as locked (no network access beyond the registry).
+npm ci --prefix tests/mcp --no-audit --no-fund --loglevel=error
+
 jobs=$(nproc)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLEASEHOLD_WERROR=ON
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLEASEHOLD_WERROR=ON \
+    -DLEASEHOLD_REQUIRE_NODE_TESTS=ON
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLEASEHOLD_WERROR=ON \
-    -DLEASEHOLD_SANITIZE=address,undefined -DLEASEHOLD_BUILD_BENCHMARKS=OFF
+    -DLEASEHOLD_SANITIZE=address,undefined -DLEASEHOLD_BUILD_BENCHMARKS=OFF \
+    -DLEASEHOLD_REQUIRE_NODE_TESTS=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"

@@ -53,6 +53,11 @@ void EngineHost::onWaitEnd(std::uint64_t waitId, WaitCallback callback)
     m_waits[waitId] = std::move(callback);
 }
 
+void EngineHost::cancelWait(std::uint64_t waitId)
+{
+    run([waitId](LeaseEngine &e) { e.cancelWait(waitId); });
+}
+
 void EngineHost::abandonWait(std::uint64_t waitId)
 {
     if (m_waits.erase(waitId) == 0)

@@ -32,6 +32,7 @@ public:
 
     LeaseEngine &engine() { return *m_engine; }
     const ResourceParser &parser() const { return m_parser; }
+    const Clock &clock() const { return *m_clock; }
     void setWorkspaceRoot(const std::string &root) { m_parser = ResourceParser(root); }
 
     // Runs `call` against the engine, then re-arms the alarm. Every mutation goes through here.
@@ -53,6 +54,8 @@ public:
 
     // Registers who hears the end of parked wait `waitId` (exactly once).
     void onWaitEnd(std::uint64_t waitId, WaitCallback callback);
+    // Cancels parked wait `waitId`; its listener hears a `cancelled` refusal (it took nothing).
+    void cancelWait(std::uint64_t waitId);
     // The client of a parked wait went away: cancel it. Any grant that finds no listener is
     // given back (see onWaitEnded), so nothing is leaked either way.
     void abandonWait(std::uint64_t waitId);

@@ -40,6 +40,10 @@ QByteArray reasonPhrase(int status)
     switch (status) {
     case 200:
         return "OK";
+    case 202:
+        return "Accepted";
+    case 204:
+        return "No Content";
     case 400:
         return "Bad Request";
     case 401:
@@ -50,10 +54,14 @@ QByteArray reasonPhrase(int status)
         return "Not Found";
     case 405:
         return "Method Not Allowed";
+    case 406:
+        return "Not Acceptable";
     case 409:
         return "Conflict";
     case 413:
         return "Payload Too Large";
+    case 415:
+        return "Unsupported Media Type";
     case 503:
         return "Service Unavailable";
     default:
@@ -69,14 +77,19 @@ HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *
     , m_keys(std::move(keys))
     , m_options(std::move(options))
     , m_api(std::make_unique<RestApi>(host, m_options.open, m_options.version))
+    , m_mcp(std::make_unique<McpServer>(host, McpServer::Options{m_options.open, m_options.version,
+                                                                 m_options.allowedHosts,
+                                                                 m_options.liveWindowMs}))
 {
     m_api->add("GET", QStringLiteral("/metrics"), Access::Public,
                QStringLiteral("Prometheus metrics"),
                [this](const RestCall &, const Respond &respond, Deferral &) {
                    HttpReply reply;
                    reply.contentType = "text/plain; version=0.0.4";
-                   reply.raw = m_stats.prometheus(m_host.engine().snapshot(),
-                                                  m_tcp ? m_tcp->openConnections() : 0);
+                   const RequestStats::Gauges gauges{m_tcp ? m_tcp->openConnections() : 0,
+                                                     int(m_mcp->sessions().size()),
+                                                     m_mcp->sessions().liveAgents()};
+                   reply.raw = m_stats.prometheus(m_host.engine().snapshot(), gauges);
                    respond(std::move(reply));
                });
     m_api->add("GET", QStringLiteral("/api/v1/openapi.json"), Access::Public,
@@ -104,6 +117,7 @@ quint16 HttpFront::listen(const QHostAddress &address, quint16 port, QString *er
     }
     m_tcp = tcp;
     m_server.bind(tcp);
+    m_mcp->setListenAddress(address);
     qCInfo(lcHttp) << "serving on" << address.toString() << tcp->serverPort()
                    << (m_options.open ? "(open mode)" : "(bearer keys)");
     return tcp->serverPort();
@@ -151,9 +165,12 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
         QByteArray wire;
         wire.reserve(body.size() + 256);
         wire += "HTTP/1.1 " + QByteArray::number(reply.status) + ' ' + reasonPhrase(reply.status) +
-                "\r\nContent-Type: " + reply.contentType +
-                "\r\nContent-Length: " + QByteArray::number(body.size()) +
-                "\r\nCache-Control: no-store\r\n";
+                "\r\n";
+        if (!body.isEmpty())
+            wire += "Content-Type: " + reply.contentType + "\r\n";
+        if (reply.status != 204)
+            wire += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
+        wire += "Cache-Control: no-store\r\n";
         for (const auto &[name, value] : reply.headers)
             wire += name + ": " + value + "\r\n";
         if (closeAfter)
@@ -170,6 +187,7 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     call.path = request.url().path();
     call.query = request.query();
     call.body = request.body();
+    call.headers = request.headers();
     if (call.body.size() > m_options.limits.maxBodyBytes)
         return respond(RestApi::problem(413, "invalid_request", "body is larger than 1 MiB"));
     const QByteArray authorization = request.value("authorization");
@@ -180,7 +198,10 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     }
 
     Deferral deferral;
-    m_api->dispatch(call, respond, deferral);
+    if (call.path == QLatin1String("/mcp"))
+        m_mcp->handle(call, respond, deferral);
+    else
+        m_api->dispatch(call, respond, deferral);
     if (*answered || !deferral.onClientGone || !socket)
         return;
     // A parked wait: if the client leaves first, the wait ends and takes nothing.

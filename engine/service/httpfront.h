@@ -2,6 +2,7 @@
 
 #include "guardedtcpserver.h"
 #include "keystore.h"
+#include "mcpserver.h"
 #include "requeststats.h"
 #include "restapi.h"
 
@@ -14,8 +15,8 @@ namespace leasehold {
 
 // The HTTP transport: one QHttpServer whose every request goes through a single entry point
 // (its missing-handler), which applies the body cap, reads the bearer key, times the request,
-// dispatches to the REST table and writes the answer — later, for a parked wait, and only if
-// the client is still connected (a client that goes away cancels its wait).
+// dispatches to MCP (/mcp) or the REST table and writes the answer — later, for a parked wait, and
+// only if the client is still connected (a client that goes away cancels its wait).
 //
 // Thread: the engine thread.
 class HttpFront : public QObject
@@ -28,6 +29,8 @@ public:
         bool open = false;
         QString version;
         GuardedTcpServer::Limits limits;
+        QStringList allowedHosts;            // Host/Origin names MCP accepts besides loopback
+        std::int64_t liveWindowMs = 300'000; // MCP: an agent is live this long after a call
     };
 
     HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *parent = nullptr);
@@ -40,6 +43,7 @@ public:
     // Hands every answer written so far to the kernel, without waiting for the event loop.
     void flushConnections();
     const RestApi &api() const { return *m_api; }
+    McpServer &mcp() { return *m_mcp; }
     const RequestStats &stats() const { return m_stats; }
 
 private:
@@ -49,6 +53,7 @@ private:
     KeyStore m_keys;
     Options m_options;
     std::unique_ptr<RestApi> m_api;
+    std::unique_ptr<McpServer> m_mcp;
     RequestStats m_stats;
     QHttpServer m_server;
     GuardedTcpServer *m_tcp = nullptr;

@@ -16,7 +16,7 @@ void RequestStats::record(int status, double seconds)
     }
 }
 
-QByteArray RequestStats::prometheus(const Snapshot &s, int openConnections) const
+QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) const
 {
     QByteArray out;
     auto metric = [&out](const char *name, const char *type, const char *help) {
@@ -51,7 +51,11 @@ QByteArray RequestStats::prometheus(const Snapshot &s, int openConnections) cons
     metric("leasehold_paused", "gauge", "1 while admissions are paused.");
     line("leasehold_paused", s.paused ? 1 : 0);
     metric("leasehold_open_connections", "gauge", "Open HTTP connections.");
-    line("leasehold_open_connections", openConnections);
+    line("leasehold_open_connections", gauges.openConnections);
+    metric("leasehold_mcp_sessions", "gauge", "MCP sessions open now.");
+    line("leasehold_mcp_sessions", gauges.mcpSessions);
+    metric("leasehold_live_agents", "gauge", "Agents with an MCP session seen recently.");
+    line("leasehold_live_agents", gauges.liveAgents);
     metric("leasehold_http_responses_total", "counter", "HTTP responses by status.");
     for (const auto &[status, n] : m_byStatus)
         line("leasehold_http_responses_total{status=\"" + QByteArray::number(status) + "\"}",

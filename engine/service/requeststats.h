@@ -15,8 +15,16 @@ struct Snapshot;
 class RequestStats
 {
 public:
+    // What the transport knows that the engine does not.
+    struct Gauges
+    {
+        int openConnections = 0;
+        int mcpSessions = 0;
+        int liveAgents = 0;
+    };
+
     void record(int status, double seconds);
-    QByteArray prometheus(const Snapshot &snapshot, int openConnections) const;
+    QByteArray prometheus(const Snapshot &snapshot, const Gauges &gauges) const;
 
 private:
     static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,

@@ -1,0 +1,37 @@
+#pragma once
+
+// JSON-RPC 2.0 message shapes and the HTTP answers MCP's transport gives with them.
+
+#include "restapi.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace leasehold::rpc {
+
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
+constexpr int kServerError = -32000;
+constexpr int kSessionNotFound = -32001;
+constexpr int kResourceNotFound = -32002;
+
+nlohmann::json result(const nlohmann::json &id, nlohmann::json result);
+nlohmann::json error(const nlohmann::json &id, int code, const std::string &message);
+
+// An HTTP answer whose body is a JSON-RPC error without an id.
+HttpReply httpError(int status, int code, const std::string &message);
+// 401 with a WWW-Authenticate challenge.
+HttpReply unauthorized(const std::string &message);
+// 202 Accepted, no body: what notifications and client responses get.
+HttpReply accepted();
+
+// True for an error response whose code says the message itself was malformed.
+bool isInvalidRequest(const nlohmann::json &response);
+
+// Why `message` is not a JSON-RPC 2.0 request, notification or response (empty when it is).
+std::string malformation(const nlohmann::json &message);
+
+} // namespace leasehold::rpc

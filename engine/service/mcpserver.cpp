@@ -1,0 +1,228 @@
+// McpServer: the HTTP side — transport checks, sessions, batching and deferred answers.
+// The JSON-RPC methods themselves are in mcpserver_methods.cpp.
+
+#include "mcpserver.h"
+
+#include "fieldreader.h"
+#include "logging.h"
+#include "mcprpc.h"
+
+#include <QUrl>
+
+namespace leasehold {
+
+using nlohmann::json;
+
+namespace {
+
+// "host", "host:port", "[v6]" or "[v6]:port" -> the host name, lower case, without brackets.
+QString hostName(const QString &authority)
+{
+    QString name = authority.trimmed().toLower();
+    if (name.startsWith(u'[')) {
+        const qsizetype close = name.indexOf(u']');
+        return close < 0 ? name : name.mid(1, close - 1);
+    }
+    if (name.count(u':') == 1)
+        name.truncate(name.indexOf(u':'));
+    return name;
+}
+
+} // namespace
+
+McpServer::McpServer(EngineHost &host, Options options)
+    : m_host(host)
+    , m_options(std::move(options))
+    , m_sessions(std::make_unique<McpSessions>(host, m_options.liveWindowMs))
+    , m_tools(host, *m_sessions, m_options.open)
+    , m_library(host)
+{
+    for (const char *name : {"localhost", "127.0.0.1", "::1"})
+        m_hosts.insert(QLatin1String(name));
+    for (const QString &name : m_options.allowedHosts)
+        m_hosts.insert(hostName(name));
+}
+
+McpServer::~McpServer()
+{
+    // Parked calls answer through this object: drop them (they take nothing) before it goes.
+    for (std::uint64_t waitId : m_sessions->pendingWaits())
+        m_host.abandonWait(waitId);
+}
+
+const std::vector<std::string> &McpServer::supportedVersions()
+{
+    static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26"};
+    return versions;
+}
+
+void McpServer::setListenAddress(const QHostAddress &address)
+{
+    if (!address.isNull() && address != QHostAddress::Any && address != QHostAddress::AnyIPv4 &&
+        address != QHostAddress::AnyIPv6)
+        m_hosts.insert(address.toString().toLower());
+}
+
+bool McpServer::hostAllowed(const QString &host) const
+{
+    return m_hosts.count(hostName(host)) > 0;
+}
+
+std::optional<HttpReply> McpServer::checkTransport(const RestCall &call) const
+{
+    const QByteArray origin = call.header("origin");
+    if (!origin.isEmpty()) {
+        const QUrl url(QString::fromLatin1(origin));
+        if (!url.isValid() || url.host().isEmpty() || !hostAllowed(url.host()))
+            return rpc::httpError(403, rpc::kServerError,
+                                  "Origin " + origin.toStdString() + " is not allowed");
+    }
+    const QByteArray host = call.header("host");
+    if (!host.isEmpty() && !hostAllowed(QString::fromLatin1(host)))
+        return rpc::httpError(403, rpc::kServerError,
+                              "Host " + host.toStdString() + " is not allowed");
+    if (call.method != "POST" && call.method != "DELETE") {
+        HttpReply reply = rpc::httpError(
+            405, rpc::kServerError,
+            "use POST for messages and DELETE to end a session; there is no event stream");
+        reply.headers.emplace_back("Allow", "POST, DELETE");
+        return reply;
+    }
+    if (call.keyPresented && !call.identity)
+        return rpc::unauthorized("the bearer key is not known");
+    if (!call.identity && !m_options.open)
+        return rpc::unauthorized("an Authorization: Bearer <key> header is required");
+    const QByteArray version = call.header("mcp-protocol-version");
+    const auto &known = supportedVersions();
+    if (!version.isEmpty() &&
+        std::find(known.begin(), known.end(), version.toStdString()) == known.end())
+        return rpc::httpError(400, rpc::kServerError,
+                              "unsupported MCP-Protocol-Version " + version.toStdString() +
+                                  "; this server speaks 2025-11-25, 2025-06-18 and 2025-03-26");
+    if (call.method == "POST") {
+        const QByteArray type = call.header("content-type").toLower();
+        if (!type.contains("application/json"))
+            return rpc::httpError(415, rpc::kServerError, "Content-Type must be application/json");
+        const QByteArray accept = call.header("accept").toLower();
+        if (!accept.isEmpty() && !accept.contains("application/json") && !accept.contains("*/*"))
+            return rpc::httpError(406, rpc::kServerError,
+                                  "Accept must include application/json (answers are JSON)");
+    }
+    return std::nullopt;
+}
+
+McpSession *McpServer::sessionFor(const RestCall &call, std::optional<HttpReply> &refusal)
+{
+    const QByteArray id = call.header("mcp-session-id");
+    if (id.isEmpty()) {
+        refusal = rpc::httpError(400, rpc::kServerError,
+                                 "an Mcp-Session-Id header is required: send initialize first");
+        return nullptr;
+    }
+    McpSession *session = m_sessions->find(id);
+    if (!session) {
+        refusal = rpc::httpError(404, rpc::kSessionNotFound,
+                                 "session not found (ended or unknown): initialize again");
+        return nullptr;
+    }
+    const std::string keyDid = call.identity ? call.identity->did.toStdString() : std::string();
+    if (session->keyDid != keyDid) {
+        refusal =
+            rpc::httpError(403, rpc::kServerError, "this session was opened with another key");
+        return nullptr;
+    }
+    const std::string named = call.header("x-agent-id").toStdString();
+    if (!named.empty()) {
+        if (!isValidDid(named)) {
+            refusal = rpc::httpError(400, rpc::kServerError,
+                                     "X-Agent-Id must be 1 to 256 printable characters");
+            return nullptr;
+        }
+        if (session->agent.empty())
+            m_sessions->bind(*session, named);
+        else if (session->agent != named) {
+            refusal = rpc::httpError(403, rpc::kServerError,
+                                     "this session acts as " + session->agent +
+                                         " and may not name " + named);
+            return nullptr;
+        }
+    }
+    return session;
+}
+
+HttpReply McpServer::endSession(const RestCall &call)
+{
+    std::optional<HttpReply> refusal;
+    McpSession *session = sessionFor(call, refusal);
+    if (!session)
+        return *refusal;
+    m_sessions->end(session->id);
+    HttpReply reply;
+    reply.status = 204;
+    reply.raw = QByteArray("");
+    return reply;
+}
+
+void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &deferral)
+{
+    if (std::optional<HttpReply> refused = checkTransport(call))
+        return respond(std::move(*refused));
+    if (call.method == "DELETE")
+        return respond(endSession(call));
+    std::string error;
+    std::optional<json> doc = parseJson(call.body, &error);
+    if (!doc)
+        return respond(rpc::httpError(400, rpc::kParseError, "parse error: " + error));
+    if (doc->is_object() && doc->contains("method") && (*doc)["method"] == "initialize")
+        return respond(initialize(call, *doc));
+
+    std::optional<HttpReply> refusal;
+    McpSession *session = sessionFor(call, refusal);
+    if (!session)
+        return respond(std::move(*refusal));
+    m_sessions->touch(*session);
+    const bool batch = doc->is_array();
+    if (batch && (doc->empty() || session->protocolVersion != "2025-03-26"))
+        return respond(rpc::httpError(400, rpc::kInvalidRequest,
+                                      doc->empty() ? "an empty batch"
+                                                   : "batches are accepted only in sessions "
+                                                     "that negotiated 2025-03-26"));
+
+    // Answers are collected until every message of the POST has one; then they leave together.
+    struct Collector
+    {
+        json responses = json::array();
+        std::size_t outstanding = 0;
+    };
+    auto state = std::make_shared<Collector>();
+    const json messages = batch ? std::move(*doc) : json::array({std::move(*doc)});
+    state->outstanding = messages.size();
+    Reply collect = [state, batch, respond](json response) {
+        if (!response.is_null())
+            state->responses.push_back(std::move(response));
+        if (--state->outstanding > 0)
+            return;
+        if (state->responses.empty())
+            return respond(rpc::accepted());
+        HttpReply reply;
+        reply.body = batch ? std::move(state->responses) : std::move(state->responses[0]);
+        if (!batch && rpc::isInvalidRequest(reply.body))
+            reply.status = 400;
+        respond(std::move(reply));
+    };
+    std::vector<std::uint64_t> waits;
+    for (const json &message : messages)
+        answer(*session, message, collect, waits);
+    if (waits.empty())
+        return;
+    EngineHost *host = &m_host;
+    McpSessions *sessions = m_sessions.get();
+    deferral.onClientGone = [host, sessions, waits, id = session->id] {
+        for (std::uint64_t waitId : waits) {
+            sessions->forgetWait(id, waitId);
+            host->abandonWait(waitId);
+        }
+    };
+}
+
+} // namespace leasehold

@@ -1,0 +1,99 @@
+#pragma once
+
+#include "clock.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QTimer>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace leasehold {
+
+class EngineHost;
+
+// One MCP session: created by `initialize`, named by its Mcp-Session-Id, ended by DELETE.
+struct McpSession
+{
+    QByteArray id;
+    std::string protocolVersion;
+    std::string clientName;
+    // The key that opened it (empty in open mode): later requests must present the same one.
+    std::string keyDid;
+    // The agent it acts for; in open mode it may be bound by the first tool call.
+    std::string agent;
+    std::string logLevel = "info"; // as set by logging/setLevel
+    TimeMs lastSeen = 0;
+    bool live = false;
+    // Parked tool calls by JSON-RPC request id (its dump), so notifications/cancelled finds them.
+    std::map<std::string, std::uint64_t> pending; // request id (dumped) -> engine wait id
+};
+
+// The MCP session table, and from it which agents are live: an agent is live while one of its
+// sessions was seen within the live window. One timer is armed for the moment the least
+// recently seen live session lapses; each change of an agent's live-session count is passed to
+// the engine (its agents view) and announced (strict mode in the workspace tools follows it).
+//
+// Thread: the engine thread.
+class McpSessions : public QObject
+{
+    Q_OBJECT
+
+public:
+    McpSessions(EngineHost &host, std::int64_t liveWindowMs, std::size_t maxSessions = 4096,
+                QObject *parent = nullptr);
+    ~McpSessions() override;
+
+    // A new session with a random 256-bit id. When the table is full the least recently seen
+    // session is ended to make room.
+    McpSession &create(std::string protocolVersion, std::string clientName, std::string keyDid,
+                       std::string agent);
+    McpSession *find(const QByteArray &id);
+    // Ends a session: its parked calls are cancelled (answered `cancelled`; they take nothing).
+    bool end(const QByteArray &id);
+    // Marks the session seen now (live again if it had lapsed).
+    void touch(McpSession &session);
+    // Names the agent of a session that had none (open mode).
+    void bind(McpSession &session, const std::string &agent);
+
+    // Lapses sessions whose window has passed; the timer calls it, tests with a manual clock too.
+    void sweep();
+
+    std::size_t size() const { return m_sessions.size(); }
+    // The engine waits of every parked call in every session.
+    std::vector<std::uint64_t> pendingWaits() const;
+    // Forgets parked call `waitId` of session `id` (its client went away).
+    void forgetWait(const QByteArray &id, std::uint64_t waitId);
+    // Distinct agents with at least one live session.
+    int liveAgents() const { return int(m_liveByAgent.size()); }
+    std::int64_t liveWindowMs() const { return m_windowMs; }
+
+signals:
+    void liveAgentsChanged(int liveAgents);
+
+private:
+    using Stamp = std::pair<TimeMs, McpSession *>;
+    void setLive(McpSession &session, bool live);
+    void countAgent(const std::string &agent, int delta);
+    void rearm();
+
+    EngineHost &m_host;
+    std::int64_t m_windowMs;
+    std::size_t m_maxSessions;
+    std::unordered_map<std::string, std::unique_ptr<McpSession>> m_sessions; // by id
+    std::set<Stamp> m_byLastSeen; // every session, least recently seen first
+    std::set<Stamp> m_liveBySeen; // live sessions only
+    std::unordered_map<std::string, int> m_liveByAgent;
+    QTimer m_alarm;
+    TimeMs m_armedFor = 0;
+};
+
+} // namespace leasehold
