@@ -91,6 +91,15 @@ public:
     Snapshot snapshot() const;
     // Cost follows what the agent holds and waits for, not the size of the engine.
     AgentView agentView(const std::string &did) const;
+    // A lease of another agent that conflicts with `did` using `name` in `mode` (cost follows
+    // the depth of the name), or nothing.
+    std::optional<LeaseInfo> blockingLease(const std::string &did, const ResourceName &name,
+                                           Mode mode) const;
+    // A write or delete lease of `did` on `name` or an ancestor of it, that is not ending.
+    std::optional<LeaseInfo> coveringLease(const std::string &did, const ResourceName &name) const;
+    // Records a change made under the engine's protection (a guarded workspace write).
+    void recordMutation(const std::string &did, const ResourceName &name,
+                        const std::string &leaseId, std::string what, std::string detail);
     WaitView waitView(const ResourceName *filter = nullptr) const;
     std::optional<LeaseInfo> lease(const std::string &leaseId) const;
     const Counters &counters() const { return m_counters; }

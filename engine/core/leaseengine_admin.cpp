@@ -164,6 +164,37 @@ AgentView LeaseEngine::agentView(const std::string &did) const
     return view;
 }
 
+std::optional<LeaseInfo> LeaseEngine::blockingLease(const std::string &did,
+                                                    const ResourceName &name, Mode mode) const
+{
+    const bool exclusive = isExclusiveMode(mode) || m_exclusive.matches(name);
+    const LeaseRecord *l = m_trie.firstLeaseConflict(name, exclusive, m_agents.find(did));
+    if (!l)
+        return std::nullopt;
+    return describe(*l);
+}
+
+std::optional<LeaseInfo> LeaseEngine::coveringLease(const std::string &did,
+                                                    const ResourceName &name) const
+{
+    const AgentRecord *agent = m_agents.find(did);
+    if (!agent)
+        return std::nullopt;
+    for (const LeaseRecord *l : agent->held) {
+        if (!l->pending && isExclusiveMode(l->mode) && l->resource.covers(name))
+            return describe(*l);
+    }
+    return std::nullopt;
+}
+
+void LeaseEngine::recordMutation(const std::string &did, const ResourceName &name,
+                                 const std::string &leaseId, std::string what, std::string detail)
+{
+    recordEvent(EventKind::WorkspaceMutation, did, name.canonical(), leaseId, 0, std::move(what),
+                std::move(detail));
+    settle();
+}
+
 Snapshot LeaseEngine::snapshot() const
 {
     Snapshot s;

@@ -47,6 +47,8 @@ std::string_view eventKindName(EventKind kind)
         return "coordination.lease.admin.suspend";
     case EventKind::AdminPause:
         return "coordination.lease.admin.pause";
+    case EventKind::WorkspaceMutation:
+        return "workspace.mutation";
     }
     return "coordination.lease.granted";
 }

@@ -20,6 +20,7 @@ enum class EventKind {
     AdminReleaseLease,
     AdminSuspend,
     AdminPause,
+    WorkspaceMutation, // a guarded workspace tool changed a file or folder
 };
 
 // "coordination.lease.granted", "coordination.lease.admin.release_all", ...
