@@ -29,13 +29,19 @@ McpLibrary::McpLibrary(EngineHost &host)
     : m_host(host)
 {}
 
-const char *McpLibrary::instructions()
+std::string McpLibrary::instructions(bool workspace)
 {
-    return "Leasehold grants short self-expiring leases so that agents sharing a checkout or a "
-           "resource do not overwrite each other. Lock what you are about to change with "
-           "lock_acquire (every path in one call; it may wait), release it with lock_release "
-           "as soon as the change is written, and read a refusal: it names the holder and says "
-           "what to do next. lock_status shows what you hold.";
+    std::string text =
+        "Leasehold grants short self-expiring leases so that agents sharing a checkout or a "
+        "resource do not overwrite each other. Lock what you are about to change with "
+        "lock_acquire (every path in one call; it may wait), release it with lock_release "
+        "as soon as the change is written, and read a refusal: it names the holder and says "
+        "what to do next. lock_status shows what you hold.";
+    if (workspace)
+        text += " Change workspace files only through the fs_* tools: they refuse a change to a "
+                "path another agent holds, a change while other agents are live unless you hold "
+                "its lease, and a change to a file that changed since you read it.";
+    return text;
 }
 
 json McpLibrary::listResources() const

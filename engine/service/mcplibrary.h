@@ -20,7 +20,8 @@ class McpLibrary
 public:
     explicit McpLibrary(EngineHost &host);
 
-    static const char *instructions();
+    // `workspace`: the fs_* tools are published too.
+    static std::string instructions(bool workspace);
 
     nlohmann::json listResources() const;
     // The resources/read result for `uri`, or nothing when there is no such resource.

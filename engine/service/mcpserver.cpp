@@ -37,6 +37,11 @@ McpServer::McpServer(EngineHost &host, Options options)
     , m_tools(host, *m_sessions, m_options.open)
     , m_library(host)
 {
+    if (!host.parser().workspaceRoot().empty()) {
+        m_workspace = std::make_unique<WorkspaceTools>(
+            host, *m_sessions, QString::fromStdString(host.parser().workspaceRoot()));
+        m_workspace->publish(m_tools);
+    }
     for (const char *name : {"localhost", "127.0.0.1", "::1"})
         m_hosts.insert(QLatin1String(name));
     for (const QString &name : m_options.allowedHosts)

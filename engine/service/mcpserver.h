@@ -4,6 +4,7 @@
 #include "mcpsessions.h"
 #include "mcptools.h"
 #include "restapi.h"
+#include "workspacetools.h"
 
 #include <QHostAddress>
 #include <QStringList>
@@ -51,6 +52,8 @@ public:
     void handle(const RestCall &call, const Respond &respond, Deferral &deferral);
 
     McpSessions &sessions() { return *m_sessions; }
+    // The fs_* tools, when the host has a workspace root (else null).
+    WorkspaceTools *workspace() { return m_workspace.get(); }
     static const std::vector<std::string> &supportedVersions();
 
 private:
@@ -77,6 +80,7 @@ private:
     Options m_options;
     std::unique_ptr<McpSessions> m_sessions;
     McpTools m_tools;
+    std::unique_ptr<WorkspaceTools> m_workspace;
     McpLibrary m_library;
     std::set<QString> m_hosts; // lower-case names accepted in Host and Origin
 };

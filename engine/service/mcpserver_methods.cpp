@@ -76,7 +76,7 @@ HttpReply McpServer::initialize(const RestCall &call, const json &message)
                     {{"name", "leasehold"},
                      {"title", "Leasehold"},
                      {"version", m_options.version.toStdString()}}},
-                   {"instructions", McpLibrary::instructions()}};
+                   {"instructions", McpLibrary::instructions(m_workspace != nullptr)}};
     HttpReply reply;
     reply.body = rpc::result(id, std::move(result));
     reply.headers.emplace_back("Mcp-Session-Id", session.id);

@@ -3,6 +3,7 @@
 #include "mcptools.h"
 
 #include "fieldreader.h"
+#include "mcpschema.h"
 
 namespace leasehold {
 
@@ -10,65 +11,7 @@ using nlohmann::json;
 
 namespace {
 
-const json kString = {{"type", "string"}};
-const json kInteger = {{"type", "integer"}};
-
-json objectSchema(json properties, json required = json::array())
-{
-    json schema = {{"type", "object"}, {"properties", std::move(properties)}};
-    if (!required.empty())
-        schema["required"] = std::move(required);
-    return schema;
-}
-
-json leaseSchema()
-{
-    return objectSchema({{"leaseId", kString},
-                         {"resource", kString},
-                         {"holder", kString},
-                         {"mode", {{"type", "string"}, {"enum", {"read", "write", "delete"}}}},
-                         {"token", kInteger},
-                         {"grantedAt", kInteger},
-                         {"expiresAt", kInteger},
-                         {"ttlMs", kInteger}});
-}
-
-// The fields every refusal carries (see jsonviews' Refusal), shared by the output schemas.
-json withRefusalFields(json properties)
-{
-    properties["ok"] = {{"type", "boolean"}};
-    properties["reason"] = {{"type", "string"},
-                            {"enum",
-                             {"lease_held", "deadlock", "stale_lease", "not_held", "suspended",
-                              "paused", "invalid", "actor_mismatch"}}};
-    properties["message"] = kString;
-    properties["resource"] = kString;
-    properties["holder"] = kString;
-    properties["heldResource"] = kString;
-    properties["heldForMs"] = kInteger;
-    properties["expiresInMs"] = kInteger;
-    properties["retryAfterSeconds"] = kInteger;
-    properties["waitingOn"] = kString;
-    properties["cycle"] = {{"type", "array"}, {"items", kString}};
-    properties["stampede"] =
-        objectSchema({{"waiters", kInteger}, {"admitted", kInteger}, {"waitMs", kInteger}});
-    return objectSchema(std::move(properties), {"ok"});
-}
-
-json described(json schema, const char *description)
-{
-    schema["description"] = description;
-    return schema;
-}
-
-json pathsSchema(const char *description)
-{
-    return {{"type", "array"},
-            {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}}},
-            {"minItems", 1},
-            {"maxItems", 64},
-            {"description", description}};
-}
+using namespace schema;
 
 json waiterListSchema()
 {

@@ -11,6 +11,9 @@
 
 namespace leasehold {
 
+// "42 s", "4 min", "2 h": a duration as a model or a person reads it.
+std::string humanDuration(std::int64_t ms);
+
 // The lease tools an MCP client sees: lock_acquire / lock_release / lock_status (seconds,
 // paths, written for models editing a checkout) and the coordination_* tools (the REST surface
 // in MCP form). Each has a description that teaches a model when to call it and what a refusal
@@ -35,12 +38,6 @@ public:
     std::uint64_t call(const std::string &name, const nlohmann::json &arguments,
                        McpSession &session, Done done) const;
 
-    // A tool result carrying `structured` as structuredContent and as text.
-    static nlohmann::json result(nlohmann::json structured);
-    // A refusal or error result: `sentence` first (for the model), then the JSON.
-    static nlohmann::json failure(nlohmann::json structured, const std::string &sentence);
-
-private:
     // What a tool handler gives back: a result now, or a parked wait and how to answer its end.
     struct Step
     {
@@ -65,6 +62,15 @@ private:
         Handler handler;
     };
 
+    // Publishes one more tool (the workspace tools add theirs).
+    void add(Tool tool) { m_tools.push_back(std::move(tool)); }
+
+    // A tool result carrying `structured` as structuredContent and as text.
+    static nlohmann::json result(nlohmann::json structured);
+    // A refusal or error result: `sentence` first (for the model), then the JSON.
+    static nlohmann::json failure(nlohmann::json structured, const std::string &sentence);
+
+private:
     void publish();
     // The calling agent: the session's, or the actorDid argument in open mode. Sets `problem`.
     std::string actorFor(const nlohmann::json &arguments, McpSession &session,

@@ -18,7 +18,9 @@ constexpr std::int64_t kLockDefaultWaitS = 90;
 constexpr std::int64_t kLockWaitCapS = 90;
 constexpr std::int64_t kLeaseWaitCapMs = 30'000; // never above the surface's default TTL
 
-std::string duration(std::int64_t ms)
+} // namespace
+
+std::string humanDuration(std::int64_t ms)
 {
     const std::int64_t s = (std::max<std::int64_t>(ms, 0) + 500) / 1000;
     if (s < 120)
@@ -27,6 +29,8 @@ std::string duration(std::int64_t ms)
         return std::to_string(s / 60) + " min";
     return std::to_string(s / 3600) + " h";
 }
+
+namespace {
 
 // The sentence a model acts on: what happened and the next move, in the words of the tools it
 // has. lock_* refusals speak of lock_acquire/lock_release; the coordination tools of back-off.
@@ -39,12 +43,12 @@ std::string sentence(const Refusal &r, bool lockTools)
     case RefusalReason::LeaseHeld:
         s = r.resource + (r.queued ? " is queued for by " : " is held by ") + r.holder +
             (r.heldResource != r.resource ? " through " + r.heldResource : std::string()) +
-            " (for " + duration(r.heldForMs) + ", " +
-            (r.queued ? "waiting up to " : "expires in ") + duration(r.expiresInMs) + ").";
+            " (for " + humanDuration(r.heldForMs) + ", " +
+            (r.queued ? "waiting up to " : "expires in ") + humanDuration(r.expiresInMs) + ").";
         if (r.cancelled)
             s += " Your wait was cut short; nothing was taken.";
         else if (r.waitedMs >= 0)
-            s += " You waited " + duration(r.waitedMs) + ".";
+            s += " You waited " + humanDuration(r.waitedMs) + ".";
         if (r.holdAndWait)
             s += " You hold leases, so you may not wait: call " + release +
                  " and ask for your whole working set in one " + acquire + " call.";

@@ -7,6 +7,7 @@
 #include "httpfront.h"
 
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QTest>
@@ -49,13 +50,15 @@ struct HttpResult
 class ServiceFixture
 {
 public:
-    explicit ServiceFixture(bool open = false)
+    explicit ServiceFixture(bool open = false, const QString &workspace = {})
     {
         KeyStore keys;
         keys.add(kKeyA, {QStringLiteral("did:agent:a"), Role::Agent});
         keys.add(kKeyB, {QStringLiteral("did:agent:b"), Role::Agent});
         keys.add(kKeyAdmin, {QStringLiteral("did:op:alice"), Role::Admin});
         host = std::make_unique<EngineHost>(EngineConfig{}, &clock);
+        if (!workspace.isEmpty())
+            host->setWorkspaceRoot(QFileInfo(workspace).canonicalFilePath().toStdString());
         HttpFront::Options options;
         options.open = open;
         options.version = QStringLiteral("test");

@@ -1,0 +1,98 @@
+#pragma once
+
+#include "mcptools.h"
+#include "revisionfence.h"
+#include "workspacefs.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace leasehold {
+
+// The guarded workspace tools (SPEC §4): fs_read, fs_stat, fs_list, fs_write, fs_edit,
+// fs_mkdir, fs_move, fs_delete over one workspace root, published through McpTools.
+//
+// Every path goes through the same resource parser as lock_acquire and is then resolved to
+// where it really lies (WorkspaceFs), so `src/app.cpp` locked and `./src//app.cpp` written are
+// one resource, and a link cannot alias a held path. A mutation is refused, before any side
+// effect, when: another agent holds the path (or a folder above it, or something below it);
+// more than one agent is live and the caller holds no write lease covering it (strict mode);
+// or the target is not as the caller last observed it (the revision fence). Otherwise the
+// covering lease is pinned while the change lands, the change is made atomically, the caller's
+// remembered revision advances, and the ledger records who changed what, before and after.
+//
+// Thread: the engine thread; checks and the change happen in one call, with nothing else
+// running in between.
+class WorkspaceTools
+{
+public:
+    struct Options
+    {
+        std::int64_t maxReadBytes = 8 * 1024 * 1024;
+        std::size_t maxListEntries = 1000;
+    };
+
+    WorkspaceTools(EngineHost &host, McpSessions &sessions, const QString &root, Options options);
+    WorkspaceTools(EngineHost &host, McpSessions &sessions, const QString &root)
+        : WorkspaceTools(host, sessions, root, Options())
+    {}
+
+    // Adds the fs_* tools to `tools`.
+    void publish(McpTools &tools);
+
+    // Runs between the checks and the change of every mutation, with its pins held: lets a test
+    // make time pass (and leases fall due) while a write is landing.
+    void setBeforeChange(std::function<void()> hook) { m_beforeChange = std::move(hook); }
+
+    const WorkspaceFs &fs() const { return m_fs; }
+
+private:
+    // A path argument, parsed and resolved, with its content revision (files only).
+    struct Target
+    {
+        ResourceName name; // the physical path as a resource
+        WorkspaceFs::Resolved where;
+        std::string revision; // empty: missing, or a folder
+    };
+    using Failure = nlohmann::json; // a tool result with isError
+    std::variant<Target, Failure> target(const nlohmann::json &args, const char *field,
+                                         bool required = true) const;
+    std::string revisionOf(const WorkspaceFs::Resolved &where) const;
+    // Lease, strict-mode and fence checks for a mutation of `targets` (fence only where
+    // `fenced`); the refusal to answer, or nothing when it may go ahead.
+    std::optional<Failure> guard(const std::string &actor,
+                                 const std::vector<const Target *> &targets,
+                                 const std::vector<bool> &fenced, const char *tool) const;
+    // Pins the covering leases, runs `change`, unpins, and on success records the mutation.
+    std::optional<FsError> land(const std::string &actor,
+                                const std::vector<const Target *> &targets, const char *tool,
+                                const std::string &detail,
+                                const std::function<std::optional<FsError>()> &change);
+    void observe(const std::string &actor, const Target &t);
+
+    McpTools::Step read(const nlohmann::json &args, const std::string &actor);
+    McpTools::Step stat(const nlohmann::json &args, const std::string &actor);
+    McpTools::Step list(const nlohmann::json &args, const std::string &actor);
+    McpTools::Step write(const nlohmann::json &args, const std::string &actor);
+    McpTools::Step edit(const nlohmann::json &args, const std::string &actor);
+    McpTools::Step mkdir(const nlohmann::json &args, const std::string &actor);
+    McpTools::Step move(const nlohmann::json &args, const std::string &actor);
+    McpTools::Step remove(const nlohmann::json &args, const std::string &actor);
+    // Writes `content` to `t` after the guard; the shared tail of fs_write and fs_edit.
+    McpTools::Step replaceContent(const std::string &actor, const Target &t,
+                                  const QByteArray &content, const char *tool);
+
+    EngineHost &m_host;
+    McpSessions &m_sessions;
+    WorkspaceFs m_fs;
+    Options m_options;
+    RevisionFence m_fence;
+    std::function<void()> m_beforeChange;
+};
+
+} // namespace leasehold
