@@ -446,6 +446,8 @@ void LeaseEngine::finishLease(LeaseRecord *lease)
         ++m_counters.adminReleases;
     }
     std::string detail = lease->pendingBy.empty() ? "" : "by=" + lease->pendingBy;
+    if (cause == EndCause::Expiry && lease->expiresAt <= m_restoredAt)
+        detail = "while_down=1";
     recordEvent(cause == EndCause::Expiry ? EventKind::Expired : EventKind::Released, agent->did,
                 lease->resource.canonical(), lease->leaseId, lease->token, endReason(cause),
                 std::move(detail));

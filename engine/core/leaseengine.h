@@ -85,6 +85,17 @@ public:
     // Completes everything due at the clock's current time.
     void expireDue();
 
+    // Restoring what a previous run persisted, before any request is served. A restored lease
+    // keeps its id, token, holder and deadline; one whose deadline passed while the service was
+    // down expires at the next expireDue() with the usual trust effect, marked `while_down`.
+    // Returns false (and restores nothing) for a lease that conflicts with one restored before.
+    bool restoreLease(const LeaseInfo &lease, const ResourceName &name);
+    void restoreAgent(const AgentState &agent);
+    // Ledger sequence numbers continue after `lastSeq`.
+    void restoreSequence(std::uint64_t lastSeq);
+    // An agent's persistent part (trust, counts, suspension).
+    std::optional<AgentState> agentState(const std::string &did) const;
+
     // Liveness as the host sees it (sessions); feeds the agents view.
     void setLiveSessions(const std::string &did, int sessions);
 
@@ -174,6 +185,7 @@ private:
     std::uint64_t m_seq = 0;
     bool m_paused = false;
     Counters m_counters;
+    TimeMs m_restoredAt = 0; // leases due before this expired while the service was down
 };
 
 } // namespace leasehold

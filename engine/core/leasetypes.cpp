@@ -53,4 +53,12 @@ std::string_view eventKindName(EventKind kind)
     return "coordination.lease.granted";
 }
 
+std::optional<EventKind> eventKindFromName(std::string_view name)
+{
+    for (int k = 0; k <= int(EventKind::WorkspaceMutation); ++k)
+        if (eventKindName(EventKind(k)) == name)
+            return EventKind(k);
+    return std::nullopt;
+}
+
 } // namespace leasehold

@@ -3,6 +3,7 @@
 #include "clock.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,8 @@ enum class EventKind {
 
 // "coordination.lease.granted", "coordination.lease.admin.release_all", ...
 std::string_view eventKindName(EventKind kind);
+// The kind named `name`, or nothing.
+std::optional<EventKind> eventKindFromName(std::string_view name);
 
 // One decision, as the ledger records it. seq is engine-wide and strictly increasing.
 struct LedgerEvent

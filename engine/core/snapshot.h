@@ -93,6 +93,16 @@ struct Snapshot
     Counters counters;
 };
 
+// What persists of an agent across restarts.
+struct AgentState
+{
+    std::string actorDid;
+    double trust = 0;
+    std::uint64_t releases = 0;
+    std::uint64_t expiries = 0;
+    bool suspended = false;
+};
+
 // One agent's own view: what it holds and what it is waiting for (parked or recently refused),
 // each with whoever holds that resource now.
 struct AgentView
