@@ -1,0 +1,84 @@
+#pragma once
+
+#include "leasetypes.h"
+#include "ledgerevent.h"
+#include "snapshot.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace leasehold {
+
+// One change for the store to make durable.
+struct PutLease
+{
+    LeaseInfo lease;
+};
+struct DropLease
+{
+    std::string leaseId;
+};
+struct PutAgent
+{
+    AgentState agent;
+};
+struct AppendEvent
+{
+    LedgerEvent event;
+};
+struct ReserveTokens
+{
+    std::uint64_t end = 0; // every token below `end` may have been issued
+};
+using StoreOp = std::variant<PutLease, DropLease, PutAgent, AppendEvent, ReserveTokens>;
+
+// What a previous run left behind.
+struct StoredState
+{
+    std::vector<LeaseInfo> leases;
+    std::vector<AgentState> agents;
+    std::uint64_t tokenEnd = 1; // the first token this run may issue
+    std::uint64_t lastSeq = 0;  // the last ledger sequence number written
+};
+
+struct StoreStats
+{
+    std::uint64_t submitted = 0;     // tickets handed out
+    std::uint64_t durable = 0;       // the highest ticket committed
+    std::uint64_t batches = 0;       // transactions committed
+    std::uint64_t queued = 0;        // operations waiting for the writer
+    std::uint64_t droppedEvents = 0; // ledger events dropped because the queue was full
+    std::uint64_t failedBatches = 0; // transactions that did not commit (logged)
+};
+
+// Where the engine's state goes to survive the process. The engine host submits the changes
+// each decision made and withholds answers until their ticket is durable (group commit); the
+// store never makes the engine wait. A second backend (etcd, for several instances sharing one
+// authority) implements the same interface.
+//
+// Thread: called from the engine thread; the durable callback arrives on it too.
+class LeaseStore
+{
+public:
+    virtual ~LeaseStore() = default;
+
+    // Reads what the previous run left; nothing (with `error` set) when the store is unusable.
+    virtual std::optional<StoredState> load(std::string *error) = 0;
+    // Queues `ops` and returns their ticket; never blocks. Ledger events beyond the queue's
+    // bound are dropped and counted; state changes are never dropped.
+    virtual std::uint64_t submit(std::vector<StoreOp> ops) = 0;
+    // Called with the highest durable ticket after each commit.
+    virtual void setDurableCallback(std::function<void(std::uint64_t)> callback) = 0;
+    // Ledger events with seq > since, oldest first, optionally of one agent.
+    virtual std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
+                                            const std::string &actor) = 0;
+    virtual StoreStats stats() const = 0;
+    // Commits everything queued and stops the writer.
+    virtual void close() = 0;
+};
+
+} // namespace leasehold

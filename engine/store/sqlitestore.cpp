@@ -1,0 +1,259 @@
+// SqliteStore: opening and checking the database, loading the last run's state, the queue the
+// engine thread submits to, and ledger reads. The writer thread is in sqlitestore_writer.cpp.
+
+#include "sqlitestore.h"
+
+#include <QFileInfo>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace leasehold {
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+const char *const kSchema[] = {
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS leases (lease_id TEXT PRIMARY KEY, resource TEXT NOT NULL, "
+    "holder TEXT NOT NULL, mode TEXT NOT NULL, token INTEGER NOT NULL, granted_at INTEGER NOT "
+    "NULL, expires_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS agents (did TEXT PRIMARY KEY, trust REAL NOT NULL, releases "
+    "INTEGER NOT NULL, expiries INTEGER NOT NULL, suspended INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS ledger (seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind TEXT "
+    "NOT NULL, actor TEXT NOT NULL, resource TEXT NOT NULL, lease_id TEXT NOT NULL, token "
+    "INTEGER NOT NULL, ttl_ms INTEGER NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS ledger_actor ON ledger (actor, seq)",
+};
+
+std::string sqlError(const QSqlQuery &q)
+{
+    return q.lastError().text().toStdString();
+}
+
+LedgerEvent eventFrom(const QSqlQuery &q)
+{
+    LedgerEvent e;
+    e.seq = q.value(0).toULongLong();
+    e.at = q.value(1).toLongLong();
+    e.kind = eventKindFromName(q.value(2).toString().toStdString()).value_or(EventKind::Granted);
+    e.actorDid = q.value(3).toString().toStdString();
+    e.resource = q.value(4).toString().toStdString();
+    e.leaseId = q.value(5).toString().toStdString();
+    e.token = q.value(6).toULongLong();
+    e.ttlMs = q.value(7).toLongLong();
+    e.reason = q.value(8).toString().toStdString();
+    e.detail = q.value(9).toString().toStdString();
+    return e;
+}
+
+} // namespace
+
+SqliteStore::SqliteStore(Options options, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+    , m_readerName(QStringLiteral("leasehold-reader-%1").arg(quintptr(this)))
+{}
+
+SqliteStore::~SqliteStore()
+{
+    close();
+    if (QSqlDatabase::contains(m_readerName)) {
+        QSqlDatabase::database(m_readerName, false).close();
+        QSqlDatabase::removeDatabase(m_readerName);
+    }
+}
+
+bool SqliteStore::createOrCheckSchema(QSqlDatabase &db, std::string *error)
+{
+    const QString path = m_options.path;
+    QSqlQuery q(db);
+    // A file that is not SQLite fails here, on its first read.
+    if (!q.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table'"))) {
+        *error = path.toStdString() + " is not a usable SQLite database (" + sqlError(q) +
+                 "); it was left untouched";
+        return false;
+    }
+    QStringList tables;
+    while (q.next())
+        tables << q.value(0).toString();
+    if (!tables.isEmpty()) {
+        QSqlQuery m(db);
+        const bool ours =
+            tables.contains(QStringLiteral("meta")) &&
+            m.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'application'")) &&
+            m.next() && m.value(0).toString() == QStringLiteral("leasehold");
+        if (!ours) {
+            *error = path.toStdString() + " is not a Leasehold database (it has tables " +
+                     tables.join(QStringLiteral(", ")).toStdString() +
+                     "); it was left untouched - use another --data-dir";
+            return false;
+        }
+        QSqlQuery v(db);
+        if (v.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")) && v.next() &&
+            v.value(0).toInt() > kSchemaVersion) {
+            *error = path.toStdString() + " was written by a newer Leasehold (schema " +
+                     v.value(0).toString().toStdString() + ")";
+            return false;
+        }
+    }
+    for (const char *statement : {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"})
+        q.exec(QLatin1String(statement));
+    QSqlQuery check(db);
+    if (!check.exec(QStringLiteral("PRAGMA quick_check")) || !check.next() ||
+        check.value(0).toString() != QStringLiteral("ok")) {
+        *error = path.toStdString() +
+                 " is damaged (quick_check: " + check.value(0).toString().toStdString() +
+                 "); it was left untouched";
+        return false;
+    }
+    for (const char *statement : kSchema) {
+        if (!q.exec(QLatin1String(statement))) {
+            *error = "cannot create the schema in " + path.toStdString() + ": " + sqlError(q);
+            return false;
+        }
+    }
+    q.exec(QStringLiteral("INSERT OR IGNORE INTO meta VALUES ('application', 'leasehold')"));
+    q.exec(
+        QStringLiteral("INSERT OR IGNORE INTO meta VALUES ('schema', '%1')").arg(kSchemaVersion));
+    q.exec(QStringLiteral("INSERT OR IGNORE INTO meta VALUES ('token_end', '1')"));
+    return true;
+}
+
+std::optional<StoredState> SqliteStore::load(std::string *error)
+{
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_readerName);
+    db.setDatabaseName(m_options.path);
+    if (!db.open()) {
+        *error = "cannot open " + m_options.path.toStdString() + ": " +
+                 db.lastError().text().toStdString();
+        return std::nullopt;
+    }
+    if (!createOrCheckSchema(db, error))
+        return std::nullopt;
+
+    StoredState state;
+    QSqlQuery q(db);
+    q.exec(QStringLiteral("SELECT lease_id, resource, holder, mode, token, granted_at, expires_at, "
+                          "ttl_ms FROM leases ORDER BY token"));
+    while (q.next()) {
+        LeaseInfo l;
+        l.leaseId = q.value(0).toString().toStdString();
+        l.resource = q.value(1).toString().toStdString();
+        l.holder = q.value(2).toString().toStdString();
+        l.mode = parseMode(q.value(3).toString().toStdString()).value_or(Mode::Write);
+        l.token = q.value(4).toULongLong();
+        l.grantedAt = q.value(5).toLongLong();
+        l.expiresAt = q.value(6).toLongLong();
+        l.ttlMs = q.value(7).toLongLong();
+        state.tokenEnd = std::max(state.tokenEnd, l.token + 1);
+        state.leases.push_back(std::move(l));
+    }
+    q.exec(QStringLiteral("SELECT did, trust, releases, expiries, suspended FROM agents"));
+    while (q.next())
+        state.agents.push_back({q.value(0).toString().toStdString(), q.value(1).toDouble(),
+                                q.value(2).toULongLong(), q.value(3).toULongLong(),
+                                q.value(4).toBool()});
+    if (q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'token_end'")) && q.next())
+        state.tokenEnd = std::max<std::uint64_t>(state.tokenEnd, q.value(0).toULongLong());
+    if (q.exec(QStringLiteral("SELECT COALESCE(MAX(seq), 0) FROM ledger")) && q.next())
+        state.lastSeq = q.value(0).toULongLong();
+
+    m_open = true;
+    m_writer = std::thread([this] { writerLoop(); });
+    return state;
+}
+
+std::uint64_t SqliteStore::submit(std::vector<StoreOp> ops)
+{
+    const std::uint64_t ticket = ++m_submitted;
+    Chunk chunk{ticket, std::move(ops), 0};
+    bool wake = false;
+    std::vector<Chunk> spent; // destroyed here, after the lock is released
+    for (const StoreOp &op : chunk.ops)
+        chunk.events += std::holds_alternative<AppendEvent>(op) ? 1 : 0;
+    {
+        std::lock_guard lock(m_mutex);
+        const std::size_t room =
+            m_options.maxQueuedEvents - std::min(m_options.maxQueuedEvents, m_queuedEvents);
+        if (chunk.events > room) {
+            // Ledger events beyond the bound are dropped (and counted); state never is.
+            std::size_t keep = room;
+            std::erase_if(chunk.ops, [&keep](const StoreOp &op) {
+                if (!std::holds_alternative<AppendEvent>(op))
+                    return false;
+                if (keep == 0)
+                    return true;
+                --keep;
+                return false;
+            });
+            m_dropped.fetch_add(chunk.events - room, std::memory_order_relaxed);
+            chunk.events = room;
+        }
+        m_queuedEvents += chunk.events;
+        m_queuedOps += chunk.ops.size();
+        m_queue.push_back(std::move(chunk)); // an empty chunk still brings its ticket back
+        wake = m_writerWaiting;
+        m_writerWaiting = false;
+        spent.swap(m_spent);
+    }
+    // A busy writer takes this with its next batch; waking it costs a system call per decision.
+    if (wake)
+        m_wake.notify_one();
+    return ticket;
+}
+
+void SqliteStore::setDurableCallback(std::function<void(std::uint64_t)> callback)
+{
+    m_onDurable = std::move(callback);
+}
+
+std::vector<LedgerEvent> SqliteStore::ledger(std::uint64_t since, std::size_t limit,
+                                             const std::string &actor)
+{
+    std::vector<LedgerEvent> out;
+    if (!m_open)
+        return out;
+    QSqlQuery q(QSqlDatabase::database(m_readerName));
+    q.prepare(QStringLiteral("SELECT seq, at, kind, actor, resource, lease_id, token, ttl_ms, "
+                             "reason, detail FROM ledger WHERE seq > ? AND (? = '' OR actor = ?) "
+                             "ORDER BY seq LIMIT ?"));
+    q.addBindValue(qlonglong(since));
+    q.addBindValue(QString::fromStdString(actor));
+    q.addBindValue(QString::fromStdString(actor));
+    q.addBindValue(qlonglong(limit));
+    if (!q.exec())
+        return out;
+    while (q.next())
+        out.push_back(eventFrom(q));
+    return out;
+}
+
+StoreStats SqliteStore::stats() const
+{
+    StoreStats s;
+    s.submitted = m_submitted;
+    s.durable = m_durable.load();
+    s.batches = m_batches.load();
+    s.droppedEvents = m_dropped.load();
+    s.failedBatches = m_failed.load();
+    std::lock_guard lock(m_mutex);
+    s.queued = m_queuedOps;
+    return s;
+}
+
+void SqliteStore::close()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    m_wake.notify_one();
+    if (m_writer.joinable())
+        m_writer.join();
+    m_open = false;
+}
+
+} // namespace leasehold

@@ -1,0 +1,209 @@
+// SqliteStore: the writer thread. It owns its own connection and commits the queue in batches.
+
+#include "sqlitestore.h"
+
+#include <QLoggingCategory>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+
+#include <chrono>
+#include <iterator>
+#include <string_view>
+#include <unordered_map>
+
+namespace leasehold {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcStore, "leasehold.store")
+
+template<class... F> struct Overloaded : F...
+{
+    using F::operator()...;
+};
+template<class... F> Overloaded(F...) -> Overloaded<F...>;
+
+} // namespace
+
+void SqliteStore::writerLoop()
+{
+    const QString name = QStringLiteral("leasehold-writer-%1").arg(quintptr(this));
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+        db.setDatabaseName(m_options.path);
+        if (!db.open())
+            qCCritical(lcStore) << "writer cannot open" << m_options.path << db.lastError().text();
+        QSqlQuery(db).exec(QStringLiteral("PRAGMA synchronous = FULL"));
+        std::vector<Chunk> batch;
+        int backoffMs = 10;
+        for (;;) {
+            if (batch.empty()) {
+                std::unique_lock lock(m_mutex);
+                m_writerWaiting = true;
+                m_wake.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
+                m_writerWaiting = false;
+                if (m_queue.empty() && m_stopping)
+                    break;
+                std::size_t ops = 0;
+                while (!m_queue.empty() && (batch.empty() || ops < m_options.maxBatch)) {
+                    m_queuedEvents -= m_queue.front().events;
+                    m_queuedOps -= m_queue.front().ops.size();
+                    ops += m_queue.front().ops.size();
+                    batch.push_back(std::move(m_queue.front()));
+                    m_queue.pop_front();
+                }
+            }
+            if (!commit(db, batch)) {
+                // Never skip a batch: what it holds may have been promised as soon as durable.
+                m_failed.fetch_add(1);
+                std::this_thread::sleep_for(std::chrono::milliseconds(backoffMs));
+                backoffMs = std::min(backoffMs * 2, 1000);
+                continue;
+            }
+            backoffMs = 10;
+            const std::uint64_t ticket = batch.back().ticket;
+            {
+                std::lock_guard lock(m_mutex);
+                if (m_spent.size() <
+                    65'536) // the engine thread frees them with its next submission
+                    std::move(batch.begin(), batch.end(), std::back_inserter(m_spent));
+            }
+            batch.clear();
+            m_durable.store(ticket);
+            if ((m_batches.fetch_add(1) + 1) %
+                    std::max<std::uint64_t>(1, m_options.retentionEvery) ==
+                0)
+                applyRetention(db);
+            QMetaObject::invokeMethod(
+                this,
+                [this, ticket] {
+                    if (m_onDurable)
+                        m_onDurable(ticket);
+                },
+                Qt::QueuedConnection);
+        }
+        m_statements.reset();
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
+}
+
+bool SqliteStore::commit(QSqlDatabase &db, const std::vector<Chunk> &batch)
+{
+    if (!db.transaction()) {
+        qCWarning(lcStore) << "cannot begin a transaction:" << db.lastError().text();
+        return false;
+    }
+    // Prepared once per connection: preparing costs more than most of the statements.
+    if (!m_statements) {
+        m_statements = std::make_unique<Statements>(
+            Statements{QSqlQuery(db), QSqlQuery(db), QSqlQuery(db), QSqlQuery(db), QSqlQuery(db)});
+        m_statements->putLease.prepare(
+            QStringLiteral("INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+        m_statements->dropLease.prepare(QStringLiteral("DELETE FROM leases WHERE lease_id = ?"));
+        m_statements->putAgent.prepare(
+            QStringLiteral("INSERT OR REPLACE INTO agents VALUES (?, ?, ?, ?, ?)"));
+        m_statements->append.prepare(
+            QStringLiteral("INSERT OR REPLACE INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        m_statements->reserve.prepare(QStringLiteral(
+            "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = 'token_end'"));
+    }
+    QSqlQuery &putLease = m_statements->putLease;
+    QSqlQuery &dropLease = m_statements->dropLease;
+    QSqlQuery &putAgent = m_statements->putAgent;
+    QSqlQuery &append = m_statements->append;
+    QSqlQuery &reserve = m_statements->reserve;
+    bool ok = true;
+    auto run = [&ok](QSqlQuery &q, std::initializer_list<QVariant> values) {
+        for (const QVariant &v : values)
+            q.addBindValue(v);
+        if (!q.exec()) {
+            qCWarning(lcStore) << "write failed:" << q.lastError().text();
+            ok = false;
+        }
+    };
+    auto text = [](const std::string &s) { return QVariant(QString::fromStdString(s)); };
+    // Within one batch only the last word on a lease or an agent counts: a lease granted and
+    // released in the same batch is never written, an agent row is written once.
+    std::unordered_map<std::string_view, std::size_t> lastDrop, lastAgent;
+    std::size_t index = 0;
+    for (const Chunk &chunk : batch) {
+        for (const StoreOp &op : chunk.ops) {
+            if (const auto *d = std::get_if<DropLease>(&op))
+                lastDrop[d->leaseId] = index;
+            else if (const auto *a = std::get_if<PutAgent>(&op))
+                lastAgent[a->agent.actorDid] = index;
+            ++index;
+        }
+    }
+    auto superseded = [&](const StoreOp &op, std::size_t at) {
+        if (const auto *p = std::get_if<PutLease>(&op)) {
+            auto it = lastDrop.find(p->lease.leaseId);
+            return it != lastDrop.end() && it->second > at;
+        }
+        if (const auto *a = std::get_if<PutAgent>(&op))
+            return lastAgent[a->agent.actorDid] != at;
+        return false;
+    };
+    index = 0;
+    for (const Chunk &chunk : batch) {
+        for (const StoreOp &item : chunk.ops) {
+            if (superseded(item, index++))
+                continue;
+            std::visit(Overloaded{
+                           [&](const PutLease &p) {
+                               const LeaseInfo &l = p.lease;
+                               run(putLease, {text(l.leaseId), text(l.resource), text(l.holder),
+                                              text(std::string(modeName(l.mode))),
+                                              qlonglong(l.token), qlonglong(l.grantedAt),
+                                              qlonglong(l.expiresAt), qlonglong(l.ttlMs)});
+                           },
+                           [&](const DropLease &d) { run(dropLease, {text(d.leaseId)}); },
+                           [&](const PutAgent &p) {
+                               const AgentState &a = p.agent;
+                               run(putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
+                                              qlonglong(a.expiries), int(a.suspended)});
+                           },
+                           [&](const AppendEvent &a) {
+                               const LedgerEvent &e = a.event;
+                               run(append,
+                                   {qlonglong(e.seq), qlonglong(e.at),
+                                    text(std::string(eventKindName(e.kind))), text(e.actorDid),
+                                    text(e.resource), text(e.leaseId), qlonglong(e.token),
+                                    qlonglong(e.ttlMs), text(e.reason), text(e.detail)});
+                           },
+                           [&](const ReserveTokens &r) {
+                               if (r.end > 0)
+                                   run(reserve, {qlonglong(r.end)});
+                           },
+                       },
+                       item);
+            if (!ok)
+                break;
+        }
+        if (!ok)
+            break;
+    }
+    if (!ok || !db.commit()) {
+        qCWarning(lcStore) << "batch of" << batch.size() << "submissions not committed; retrying"
+                           << db.lastError().text();
+        db.rollback();
+        return false;
+    }
+    return true;
+}
+
+void SqliteStore::applyRetention(QSqlDatabase &db)
+{
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("DELETE FROM ledger WHERE seq <= (SELECT MAX(seq) FROM ledger) - ?"));
+    q.addBindValue(qlonglong(m_options.retainRows));
+    q.exec();
+    q.prepare(QStringLiteral("DELETE FROM ledger WHERE at < (SELECT MAX(at) FROM ledger) - ?"));
+    q.addBindValue(qlonglong(m_options.retainMs));
+    q.exec();
+}
+
+} // namespace leasehold

@@ -1,0 +1,210 @@
+// The SQLite store against a temporary directory: round trips across a reopen, ledger paging
+// and retention, bounded ledger queueing, and files that are not (or not our) databases.
+
+#include "sqlitestore.h"
+
+#include <QFile>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace leasehold;
+
+class TstSqliteStore : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void stateSurvivesAReopen();
+    void ledgerPagesBySequenceAndAgent();
+    void retentionKeepsTheNewestRows();
+    void ledgerEventsBeyondTheBoundAreDroppedAndCounted();
+    void aFileThatIsNotADatabaseIsRefused();
+    void aForeignDatabaseIsRefusedAndLeftAlone();
+
+private:
+    QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
+    // Submits and returns once the writer reported the ticket durable.
+    static void commit(SqliteStore &store, std::vector<StoreOp> ops)
+    {
+        std::uint64_t durable = 0;
+        store.setDurableCallback([&](std::uint64_t t) { durable = t; });
+        const std::uint64_t ticket = store.submit(std::move(ops));
+        QTRY_VERIFY(durable >= ticket);
+    }
+    static LedgerEvent event(std::uint64_t seq, const std::string &actor, TimeMs at = 1000)
+    {
+        LedgerEvent e;
+        e.seq = seq;
+        e.at = at;
+        e.kind = EventKind::Released;
+        e.actorDid = actor;
+        e.resource = "fs:a";
+        e.reason = "release";
+        e.detail = "d=" + std::to_string(seq);
+        return e;
+    }
+
+    std::unique_ptr<QTemporaryDir> dir;
+};
+
+void TstSqliteStore::init()
+{
+    dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(dir->isValid());
+}
+
+void TstSqliteStore::stateSurvivesAReopen()
+{
+    LeaseInfo kept{"ls_1", "fs:src/a.cpp", "did:agent:a", Mode::Write, 7, 1000, 61000, 60000};
+    LeaseInfo gone{"ls_2", "lock:x", "did:agent:b", Mode::Read, 8, 1000, 31000, 30000};
+    {
+        SqliteStore store({path()});
+        std::string error;
+        const std::optional<StoredState> empty = store.load(&error);
+        QVERIFY2(empty, error.c_str());
+        QCOMPARE(empty->leases.size(), 0u);
+        QCOMPARE(empty->tokenEnd, 1u);
+        commit(store, {PutLease{kept}, PutLease{gone}, ReserveTokens{4097}});
+        commit(store, {DropLease{"ls_2"}, PutAgent{{"did:agent:b", 0.5, 1, 0, false}},
+                       PutAgent{{"did:agent:c", -5, 0, 1, true}}, AppendEvent{event(41, "b")}});
+        kept.expiresAt = 91000;                              // an extension replaces the row
+        commit(store, {PutLease{kept}, ReserveTokens{100}}); // a lower end never lowers it
+    }
+    SqliteStore store({path()});
+    std::string error;
+    const std::optional<StoredState> state = store.load(&error);
+    QVERIFY2(state, error.c_str());
+    QCOMPARE(state->leases.size(), 1u);
+    const LeaseInfo &l = state->leases[0];
+    QCOMPARE(l.leaseId, std::string("ls_1"));
+    QCOMPARE(l.resource, std::string("fs:src/a.cpp"));
+    QCOMPARE(l.holder, std::string("did:agent:a"));
+    QCOMPARE(l.token, 7u);
+    QCOMPARE(l.expiresAt, 91000);
+    QCOMPARE(l.ttlMs, 60000);
+    QCOMPARE(state->tokenEnd, 4097u);
+    QCOMPARE(state->lastSeq, 41u);
+    QCOMPARE(state->agents.size(), 2u);
+    for (const AgentState &a : state->agents) {
+        if (a.actorDid == "did:agent:c") {
+            QCOMPARE(a.trust, -5.0);
+            QCOMPARE(a.expiries, 1u);
+            QVERIFY(a.suspended);
+        }
+    }
+}
+
+void TstSqliteStore::ledgerPagesBySequenceAndAgent()
+{
+    SqliteStore store({path()});
+    std::string error;
+    QVERIFY(store.load(&error));
+    std::vector<StoreOp> ops;
+    for (std::uint64_t seq = 1; seq <= 50; ++seq)
+        ops.push_back(AppendEvent{event(seq, seq % 2 ? "did:agent:odd" : "did:agent:even")});
+    commit(store, std::move(ops));
+    std::vector<LedgerEvent> page = store.ledger(10, 5, {});
+    QCOMPARE(page.size(), 5u);
+    QCOMPARE(page.front().seq, 11u);
+    QCOMPARE(page.back().seq, 15u);
+    QCOMPARE(page.front().kind, EventKind::Released);
+    QCOMPARE(page.front().detail, std::string("d=11"));
+    page = store.ledger(40, 100, "did:agent:even");
+    QCOMPARE(page.size(), 5u);
+    for (const LedgerEvent &e : page)
+        QCOMPARE(e.seq % 2, 0u);
+    QCOMPARE(store.ledger(50, 10, {}).size(), 0u);
+}
+
+void TstSqliteStore::retentionKeepsTheNewestRows()
+{
+    SqliteStore::Options options{path()};
+    options.retainRows = 10;
+    options.retainMs = 5000;
+    options.retentionEvery = 1;
+    SqliteStore store(options);
+    std::string error;
+    QVERIFY(store.load(&error));
+    std::vector<StoreOp> ops;
+    for (std::uint64_t seq = 1; seq <= 30; ++seq)
+        ops.push_back(AppendEvent{event(seq, "a", TimeMs(seq) * 100)});
+    commit(store, std::move(ops));
+    commit(store, {AppendEvent{event(31, "a", 3100)}}); // the pass after the first batch
+    const std::vector<LedgerEvent> left = store.ledger(0, 100, {});
+    QCOMPARE(left.size(), 10u);
+    QCOMPARE(left.front().seq, 22u);
+    QCOMPARE(left.back().seq, 31u);
+    // By age: everything older than 5 s before the newest event goes.
+    commit(store, {AppendEvent{event(32, "a", 3100 + 5000 + 250)}});
+    commit(store, {AppendEvent{event(33, "a", 3100 + 5000 + 300)}});
+    const std::vector<LedgerEvent> recent = store.ledger(0, 100, {});
+    QCOMPARE(recent.front().seq, 32u);
+}
+
+void TstSqliteStore::ledgerEventsBeyondTheBoundAreDroppedAndCounted()
+{
+    SqliteStore::Options options{path()};
+    options.maxQueuedEvents = 10;
+    SqliteStore store(options);
+    std::string error;
+    QVERIFY(store.load(&error));
+    std::vector<StoreOp> burst;
+    for (std::uint64_t seq = 1; seq <= 1000; ++seq)
+        burst.push_back(AppendEvent{event(seq, "a")});
+    LeaseInfo lease{"ls_1", "lock:x", "did:agent:a", Mode::Write, 1, 0, 60000, 60000};
+    burst.push_back(PutLease{lease}); // state is never dropped
+    commit(store, std::move(burst));
+    const StoreStats stats = store.stats();
+    QCOMPARE(stats.droppedEvents, 990u);
+    QCOMPARE(store.ledger(0, 2000, {}).size(), 10u);
+    store.close();
+    SqliteStore reopened({path()});
+    QCOMPARE(reopened.load(&error)->leases.size(), 1u);
+}
+
+void TstSqliteStore::aFileThatIsNotADatabaseIsRefused()
+{
+    QFile junk(path());
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    const QByteArray garbage = QByteArray("this is not SQLite at all\n").repeated(200);
+    junk.write(garbage);
+    junk.close();
+    SqliteStore store({path()});
+    std::string error;
+    QVERIFY(!store.load(&error));
+    QVERIFY2(error.find("not a usable SQLite database") != std::string::npos, error.c_str());
+    QFile check(path());
+    QVERIFY(check.open(QIODevice::ReadOnly));
+    QCOMPARE(check.readAll(), garbage); // left untouched
+}
+
+void TstSqliteStore::aForeignDatabaseIsRefusedAndLeftAlone()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("x"));
+        db.setDatabaseName(path());
+        QVERIFY(db.open());
+        QSqlQuery(db).exec(QStringLiteral("CREATE TABLE invoices (id INTEGER)"));
+        QSqlQuery(db).exec(QStringLiteral("INSERT INTO invoices VALUES (42)"));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("x"));
+    SqliteStore store({path()});
+    std::string error;
+    QVERIFY(!store.load(&error));
+    QVERIFY2(error.find("is not a Leasehold database (it has tables invoices)") !=
+                 std::string::npos,
+             error.c_str());
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("y"));
+    db.setDatabaseName(path());
+    QVERIFY(db.open());
+    QSqlQuery q(db);
+    QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*) FROM sqlite_master")) && q.next());
+    QCOMPARE(q.value(0).toInt(), 1); // nothing was added to it
+}
+
+QTEST_MAIN(TstSqliteStore)
+#include "tst_sqlitestore.moc"
