@@ -4,6 +4,7 @@
 #include "httpfront.h"
 #include "keystore.h"
 #include "logging.h"
+#include "sqlitestore.h"
 #include "version.h"
 
 #include <QDir>
@@ -90,6 +91,25 @@ int Service::start()
         m_host->setWorkspaceRoot(root.canonicalFilePath().toStdString());
     }
 
+    const QString dir = dataDirectory(m_options);
+    if (!QDir().mkpath(dir)) {
+        err << "leasehold: cannot create the data directory " << dir << "\n";
+        return 2;
+    }
+    SqliteStore::Options storeOptions;
+    storeOptions.path = QDir(dir).filePath(QStringLiteral("leasehold.db"));
+    m_store = std::make_unique<SqliteStore>(storeOptions);
+    std::string storeError;
+    const std::optional<StoredState> stored = m_store->load(&storeError);
+    if (!stored) {
+        err << "leasehold: " << QString::fromStdString(storeError) << "\n";
+        return 2;
+    }
+    const int restored = m_host->restoreFrom(*m_store, *stored);
+    qCInfo(lcService) << "state in" << storeOptions.path << "- restored" << restored << "of"
+                      << stored->leases.size() << "leases, tokens continue from"
+                      << m_host->engine().nextToken();
+
     QString error;
     std::optional<KeyStore> keys = m_options.keysFile.isEmpty()
                                        ? dataDirKeys(dataDirectory(m_options), &error)
@@ -126,10 +146,12 @@ void Service::shutdown(std::function<void()> done)
     }
     const std::size_t parked = m_host->engine().parkedCount();
     qCInfo(lcService) << "stopping:" << parked << "parked waits answered,"
-                      << m_host->engine().leaseCount() << "leases dropped (state is in memory)";
+                      << m_host->engine().leaseCount() << "leases kept in the store";
     m_front->stopListening();
     m_host->run([](LeaseEngine &e) { e.pause("system:shutdown", true); });
-    // The answers are queued on their sockets; push them out before the process goes.
+    // Everything decided is committed, answers that waited for it are written, and pushed out
+    // before the process goes.
+    m_host->closeStore();
     m_front->flushConnections();
     done();
 }

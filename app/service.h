@@ -10,10 +10,12 @@
 namespace leasehold {
 class EngineHost;
 class HttpFront;
+class SqliteStore;
 } // namespace leasehold
 
 // One running Leasehold service built from the options: the engine host and the HTTP front on
-// this thread, with keys from --keys, --open, or the data directory's key store.
+// this thread, with keys from --keys, --open, or the data directory's key store, and state
+// kept in the data directory's SQLite store.
 class Service : public QObject
 {
     Q_OBJECT
@@ -33,6 +35,7 @@ private:
     bool loadKeys(class QString *error);
 
     AppOptions m_options;
+    std::unique_ptr<leasehold::SqliteStore> m_store; // outlives the host, which writes to it
     std::unique_ptr<leasehold::EngineHost> m_host;
     std::unique_ptr<leasehold::HttpFront> m_front;
 };

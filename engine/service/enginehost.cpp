@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "logging.h"
+
 namespace leasehold {
 
 EngineHost::EngineHost(EngineConfig config, const Clock *clock, std::size_t ledgerCapacity,
@@ -14,6 +16,7 @@ EngineHost::EngineHost(EngineConfig config, const Clock *clock, std::size_t ledg
         clock = m_ownClock.get();
     }
     m_clock = clock;
+    m_config = config;
     m_engine = std::make_unique<LeaseEngine>(*m_clock, std::move(config));
     m_engine->setListener(this);
     m_alarm.setSingleShot(true);
@@ -26,8 +29,17 @@ EngineHost::~EngineHost()
     m_engine->setListener(nullptr);
 }
 
+void EngineHost::submitPending()
+{
+    if (!m_store || m_pendingOps.empty())
+        return;
+    m_lastTicket = m_store->submit(std::move(m_pendingOps));
+    m_pendingOps.clear();
+}
+
 void EngineHost::rearm()
 {
+    submitPending(); // every engine call ends here: one submission per call
     const std::optional<TimeMs> next = m_engine->nextDeadline();
     if (!next) {
         m_alarm.stop();
@@ -80,6 +92,8 @@ void EngineHost::onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome)
 
 void EngineHost::onEvent(const LedgerEvent &event)
 {
+    if (m_store)
+        appendOps(event);
     m_ledger.push_back(event);
     if (m_ledger.size() > m_ledgerCapacity)
         m_ledger.pop_front();
@@ -90,6 +104,14 @@ std::vector<LedgerEvent> EngineHost::ledger(std::uint64_t since, std::size_t lim
                                             const std::string &actor) const
 {
     std::vector<LedgerEvent> out;
+    // Older than the ring: the store has it; the ring continues where the store's page ends.
+    if (m_store && (m_ledger.empty() || since + 1 < m_ledger.front().seq)) {
+        out = m_store->ledger(since, limit, actor);
+        if (out.size() >= limit)
+            return out;
+        if (!out.empty())
+            since = out.back().seq;
+    }
     auto it = std::upper_bound(m_ledger.begin(), m_ledger.end(), since,
                                [](std::uint64_t s, const LedgerEvent &e) { return s < e.seq; });
     for (; it != m_ledger.end() && out.size() < limit; ++it) {
@@ -97,6 +119,99 @@ std::vector<LedgerEvent> EngineHost::ledger(std::uint64_t since, std::size_t lim
             out.push_back(*it);
     }
     return out;
+}
+
+int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
+{
+    m_store = &store;
+    store.setDurableCallback([this](std::uint64_t ticket) { durable(ticket); });
+    std::uint64_t first = state.tokenEnd;
+    for (const LeaseInfo &l : state.leases)
+        first = std::max(first, l.token + 1);
+    m_engine->setListener(nullptr);
+    m_engine = std::make_unique<LeaseEngine>(*m_clock, m_config, std::make_unique<IdGenerator>(),
+                                             TokenAllocator(first, 4096, [this](std::uint64_t end) {
+                                                 // Before the grant that needed it. (Built in
+                                                 // place: GCC 12 warns falsely on a moved
+                                                 // temporary.)
+                                                 m_pendingOps.emplace_back(
+                                                     std::in_place_type<ReserveTokens>, end);
+                                             }));
+    m_engine->setListener(this);
+    m_engine->restoreSequence(state.lastSeq);
+    for (const AgentState &a : state.agents)
+        m_engine->restoreAgent(a);
+    int restored = 0;
+    for (const LeaseInfo &l : state.leases) {
+        ParsedName name = m_parser.parse(l.resource);
+        if (!std::holds_alternative<ResourceName>(name) ||
+            !m_engine->restoreLease(l, std::get<ResourceName>(name))) {
+            qCWarning(lcService) << "stored lease" << l.leaseId.c_str() << "on"
+                                 << l.resource.c_str() << "could not be restored; dropped";
+            m_lastTicket = m_store->submit({DropLease{l.leaseId}});
+            continue;
+        }
+        ++restored;
+    }
+    // The token range this run starts in is reserved before any token of it is issued.
+    m_lastTicket = m_store->submit({ReserveTokens{first}});
+    tick(); // what fell due while down expires now, with the usual trust and ledger effects
+    return restored;
+}
+
+void EngineHost::closeStore()
+{
+    if (!m_store)
+        return;
+    m_store->close();
+    durable(m_store->stats().durable);
+}
+
+void EngineHost::whenDurable(std::function<void()> done)
+{
+    submitPending();
+    if (!m_store || m_durable >= m_lastTicket)
+        return done();
+    m_durableWaiters.emplace_back(m_lastTicket, std::move(done));
+}
+
+void EngineHost::durable(std::uint64_t ticket)
+{
+    m_durable = std::max(m_durable, ticket);
+    while (!m_durableWaiters.empty() && m_durableWaiters.front().first <= m_durable) {
+        auto done = std::move(m_durableWaiters.front().second);
+        m_durableWaiters.pop_front();
+        done();
+    }
+}
+
+void EngineHost::appendOps(const LedgerEvent &event)
+{
+    std::vector<StoreOp> &ops = m_pendingOps;
+    auto putAgent = [&](const std::string &did) {
+        if (auto state = m_engine->agentState(did))
+            ops.push_back(PutAgent{*state});
+    };
+    switch (event.kind) {
+    case EventKind::Granted:
+        if (auto lease = m_engine->lease(event.leaseId))
+            ops.push_back(PutLease{*lease});
+        break;
+    case EventKind::Released:
+    case EventKind::Expired:
+        ops.push_back(DropLease{event.leaseId});
+        putAgent(event.actorDid);
+        break;
+    case EventKind::AdminSuspend: {
+        const std::size_t at = event.detail.find("target=");
+        if (at != std::string::npos)
+            putAgent(event.detail.substr(at + 7, event.detail.find(' ', at) - at - 7));
+        break;
+    }
+    default:
+        break;
+    }
+    ops.push_back(AppendEvent{event});
 }
 
 } // namespace leasehold

@@ -2,6 +2,7 @@
 
 #include "clock.h"
 #include "leaseengine.h"
+#include "leasestore.h"
 
 #include <QObject>
 #include <QTimer>
@@ -60,6 +61,19 @@ public:
     // given back (see onWaitEnded), so nothing is leaked either way.
     void abandonWait(std::uint64_t waitId);
 
+    // Attaches `store` (it must outlive the host) and continues from what it holds: the engine
+    // is rebuilt with tokens after the stored end, agents and leases are restored, the ledger
+    // sequence continues, and leases that fell due while the service was down expire now.
+    // From then on every decision is submitted to the store. Returns the restored lease count.
+    int restoreFrom(LeaseStore &store, const StoredState &state);
+    LeaseStore *store() const { return m_store; }
+    // Commits everything submitted, stops the store's writer, and answers whoever waited for
+    // durability (shutdown).
+    void closeStore();
+    // Calls `done` once everything decided so far is durable (at once without a store). The
+    // transport answers through this, so no client hears of a grant a crash could undo.
+    void whenDurable(std::function<void()> done);
+
     // Events with seq > since, oldest first, at most `limit`, optionally for one agent.
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
                                     const std::string &actor = {}) const;
@@ -71,6 +85,11 @@ private:
     void onEvent(const LedgerEvent &event) override;
     void onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome) override;
     void rearm();
+    void durable(std::uint64_t ticket);
+    // Hands the current call's operations to the store as one submission.
+    void submitPending();
+    // The store operations `event` implies, appended to the current call's submission.
+    void appendOps(const LedgerEvent &event);
 
     std::unique_ptr<Clock> m_ownClock;
     const Clock *m_clock;
@@ -81,6 +100,12 @@ private:
     std::deque<LedgerEvent> m_ledger;
     std::size_t m_ledgerCapacity;
     std::unordered_map<std::uint64_t, WaitCallback> m_waits;
+    EngineConfig m_config;
+    LeaseStore *m_store = nullptr;
+    std::vector<StoreOp> m_pendingOps; // what the current engine call decided, not yet submitted
+    std::uint64_t m_lastTicket = 0;    // the last store ticket submitted
+    std::uint64_t m_durable = 0;       // the highest ticket the store reported durable
+    std::deque<std::pair<std::uint64_t, std::function<void()>>> m_durableWaiters;
 };
 
 } // namespace leasehold

@@ -149,6 +149,12 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     const bool closeAfter = request.value("connection").toLower() == "close";
     auto answered = std::make_shared<bool>(false);
 
+    RestCall call;
+    call.method = methodName(request.method());
+    call.path = request.url().path();
+    call.query = request.query();
+    call.body = request.body();
+    call.headers = request.headers();
     Respond respond = [this, out, socket, closeAfter, answered, clock](HttpReply reply) {
         if (*answered)
             return;
@@ -182,12 +188,14 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
             socket->disconnectFromHost();
     };
 
-    RestCall call;
-    call.method = methodName(request.method());
-    call.path = request.url().path();
-    call.query = request.query();
-    call.body = request.body();
-    call.headers = request.headers();
+    if (call.method != "GET") {
+        // A change is answered only once it is durable (group commit: the store's writer makes
+        // every decision of a batch durable with one fsync; the engine itself never waits).
+        respond = [host = &m_host, send = std::move(respond)](HttpReply reply) {
+            host->whenDurable(
+                [send, reply = std::move(reply)]() mutable { send(std::move(reply)); });
+        };
+    }
     if (call.body.size() > m_options.limits.maxBodyBytes)
         return respond(RestApi::problem(413, "invalid_request", "body is larger than 1 MiB"));
     const QByteArray authorization = request.value("authorization");

@@ -13,6 +13,8 @@ json toJson(const LeaseInfo &l)
         j["pins"] = l.pins;
     if (l.pendingRelease)
         j["pendingRelease"] = true;
+    if (l.extended)
+        j["extended"] = true; // a re-acquire: same lease and token, new expiry
     return j;
 }
 

@@ -56,6 +56,18 @@ QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) con
     line("leasehold_mcp_sessions", gauges.mcpSessions);
     metric("leasehold_live_agents", "gauge", "Agents with an MCP session seen recently.");
     line("leasehold_live_agents", gauges.liveAgents);
+    if (gauges.store) {
+        metric("leasehold_store_queued_ops", "gauge", "Store operations waiting for the writer.");
+        line("leasehold_store_queued_ops", double(gauges.storeQueued));
+        metric("leasehold_store_batches_total", "counter", "Store transactions committed.");
+        line("leasehold_store_batches_total", double(gauges.storeBatches));
+        metric("leasehold_store_dropped_events_total", "counter",
+               "Ledger events not stored because the write queue was full.");
+        line("leasehold_store_dropped_events_total", double(gauges.storeDroppedEvents));
+        metric("leasehold_store_failed_batches_total", "counter",
+               "Store transactions that failed and were retried.");
+        line("leasehold_store_failed_batches_total", double(gauges.storeFailedBatches));
+    }
     metric("leasehold_http_responses_total", "counter", "HTTP responses by status.");
     for (const auto &[status, n] : m_byStatus)
         line("leasehold_http_responses_total{status=\"" + QByteArray::number(status) + "\"}",

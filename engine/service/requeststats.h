@@ -21,6 +21,11 @@ public:
         int openConnections = 0;
         int mcpSessions = 0;
         int liveAgents = 0;
+        bool store = false;
+        std::uint64_t storeQueued = 0;
+        std::uint64_t storeBatches = 0;
+        std::uint64_t storeDroppedEvents = 0;
+        std::uint64_t storeFailedBatches = 0;
     };
 
     void record(int status, double seconds);

@@ -71,6 +71,9 @@ RestApi::RestApi(EngineHost &host, bool open, QString version)
         });
     add("GET", base("/ledger"), Access::Reader, "Ledger events after a sequence number",
         [this](const RestCall &c, const Respond &r, Deferral &) { ledger(c, r); });
+    add("GET", base("/ledger/export"), Access::Reader,
+        "Ledger export: ?format=jsonl|csv&since=&limit= (up to 100 000 events; X-Ledger-Next)",
+        [this](const RestCall &c, const Respond &r, Deferral &) { ledger(c, r, true); });
     for (const char *lever : {"release-holder", "release-all", "pause", "suspend"}) {
         const QString name = QLatin1String(lever);
         add("POST", base("/admin/") + name, Access::Admin, "Operator lever: " + name,

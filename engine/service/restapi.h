@@ -100,7 +100,8 @@ private:
     void renew(const RestCall &call, const Respond &respond) const;
     void pin(const RestCall &call, const Respond &respond, bool unpin) const;
     void waitView(const RestCall &call, const Respond &respond) const;
-    void ledger(const RestCall &call, const Respond &respond) const;
+    // GET /ledger (JSON pages) or, with `exportAll`, /ledger/export (JSON Lines or CSV).
+    void ledger(const RestCall &call, const Respond &respond, bool exportAll = false) const;
     void admin(const RestCall &call, const Respond &respond, const QString &lever) const;
 
     EngineHost &m_host;

@@ -30,6 +30,35 @@ HttpReply grantReply(const Grant &grant)
     return ok(std::move(body));
 }
 
+// One event per line, as GET /ledger shows each.
+QByteArray ledgerJsonLines(const std::vector<LedgerEvent> &events)
+{
+    QByteArray out;
+    for (const LedgerEvent &e : events)
+        out += QByteArray::fromStdString(toJson(e).dump()) + '\n';
+    return out;
+}
+
+QByteArray csvField(const std::string &text)
+{
+    QByteArray field = QByteArray::fromStdString(text);
+    if (field.contains(',') || field.contains('"') || field.contains('\n') || field.contains('\r'))
+        field = '"' + field.replace("\"", "\"\"") + '"';
+    return field;
+}
+
+QByteArray ledgerCsv(const std::vector<LedgerEvent> &events)
+{
+    QByteArray out = "seq,at,kind,actorDid,resource,leaseId,token,reason,detail\r\n";
+    for (const LedgerEvent &e : events)
+        out += QByteArray::number(e.seq) + ',' + QByteArray::number(e.at) + ',' +
+               csvField(std::string(eventKindName(e.kind))) + ',' + csvField(e.actorDid) + ',' +
+               csvField(e.resource) + ',' + csvField(e.leaseId) + ',' +
+               QByteArray::number(e.token) + ',' + csvField(e.reason) + ',' + csvField(e.detail) +
+               "\r\n";
+    return out;
+}
+
 } // namespace
 
 std::optional<RestApi::AgentCall> RestApi::agentCall(const RestCall &call,
@@ -152,7 +181,7 @@ void RestApi::waitView(const RestCall &call, const Respond &respond) const
     respond(std::move(reply));
 }
 
-void RestApi::ledger(const RestCall &call, const Respond &respond) const
+void RestApi::ledger(const RestCall &call, const Respond &respond, bool exportAll) const
 {
     auto number = [&](const char *name, qulonglong fallback, qulonglong max,
                       std::string *error) -> std::optional<qulonglong> {
@@ -169,13 +198,27 @@ void RestApi::ledger(const RestCall &call, const Respond &respond) const
     };
     std::string error;
     const auto since = number("since", 0, std::numeric_limits<qint64>::max(), &error);
-    const auto limit = since ? number("limit", 100, 1000, &error) : std::nullopt;
-    if (!since || !limit)
+    const auto limit =
+        since ? number("limit", exportAll ? 100'000 : 100, exportAll ? 100'000 : 1000, &error)
+              : std::nullopt;
+    const QString format = call.query.queryItemValue(QStringLiteral("format"));
+    if (since && limit && exportAll && format != QLatin1String("jsonl") &&
+        format != QLatin1String("csv"))
+        error = "format must be jsonl or csv";
+    if (!since || !limit || !error.empty())
         return respond(invalid(error));
     const std::string actor =
         call.query.queryItemValue(QStringLiteral("actorDid"), QUrl::FullyDecoded).toStdString();
     const std::vector<LedgerEvent> events = m_host.ledger(*since, *limit, actor);
     HttpReply reply;
+    if (exportAll) {
+        reply.raw = format == QLatin1String("csv") ? ledgerCsv(events) : ledgerJsonLines(events);
+        reply.contentType =
+            format == QLatin1String("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson";
+        reply.headers.emplace_back("X-Ledger-Next",
+                                   QByteArray::number(events.empty() ? *since : events.back().seq));
+        return respond(std::move(reply));
+    }
     reply.body = {{"events", toJsonArray(events)},
                   {"next", events.empty() ? *since : events.back().seq}};
     respond(std::move(reply));

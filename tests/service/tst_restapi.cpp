@@ -26,6 +26,7 @@ private slots:
     void releaseRenewPinAndUnpin();
     void statusWaitAndLedgerAnswer();
     void adminLevers();
+    void ledgerExportsJsonLinesAndCsv();
     void authMatrix_data();
     void authMatrix();
     void openModeNeedsNoKeyButAdminStillDoes();
@@ -216,6 +217,29 @@ void TstRestApi::statusWaitAndLedgerAnswer()
         QString(RestApi::kBase) + "/ledger?since=" + QString::number(page.body["next"].get<int>()),
         kKeyA);
     JCOMPARE(next.body["events"][0]["kind"], "coordination.lease.refused");
+}
+
+void TstRestApi::ledgerExportsJsonLinesAndCsv()
+{
+    s->post("/lease", {{"resource", "lock:a,b"}}, kKeyA);
+    s->post("/release", json::object(), kKeyA);
+    const QString base = QString(RestApi::kBase) + QStringLiteral("/ledger/export");
+    const HttpResult lines = s->get(base + QStringLiteral("?format=jsonl"), kKeyB);
+    QCOMPARE(lines.status, 200);
+    QCOMPARE(lines.header("Content-Type"), QByteArray("application/x-ndjson"));
+    const QList<QByteArray> rows = lines.raw.trimmed().split('\n');
+    QCOMPARE(rows.size(), 2);
+    JCOMPARE(json::parse(rows[0].toStdString())["kind"], "coordination.lease.granted");
+    QCOMPARE(lines.header("X-Ledger-Next"), QByteArray("2"));
+    const HttpResult csv = s->get(base + QStringLiteral("?format=csv&since=1"), kKeyB);
+    QCOMPARE(csv.status, 200);
+    QVERIFY(csv.header("Content-Type").startsWith("text/csv"));
+    QVERIFY2(csv.raw.startsWith("seq,at,kind,actorDid,resource,leaseId,token,reason,detail\r\n2,"),
+             csv.raw.constData());
+    QVERIFY2(csv.raw.contains(",coordination.lease.released,did:agent:a,\"lock:a,b\","),
+             csv.raw.constData()); // a comma inside a field is quoted
+    QCOMPARE(s->get(base + QStringLiteral("?format=xml"), kKeyB).status, 400);
+    QCOMPARE(s->get(base + QStringLiteral("?format=csv")).status, 401);
 }
 
 void TstRestApi::adminLevers()
