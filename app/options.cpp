@@ -95,6 +95,11 @@ ParsedOptions parseOptions(const QStringList &arguments)
             o.allowedHosts << v.toString();
         o.liveWindowSeconds = qBound(
             5, c.value(QStringLiteral("liveWindowSeconds")).toInt(o.liveWindowSeconds), 86400);
+        o.ledgerRetainRows = qBound<qint64>(
+            1000, c.value(QStringLiteral("ledgerRetainRows")).toInteger(o.ledgerRetainRows),
+            qint64(1) << 40);
+        o.ledgerRetainDays =
+            qBound(1, c.value(QStringLiteral("ledgerRetainDays")).toInt(o.ledgerRetainDays), 36500);
         for (const QJsonValue &v : c.value(QStringLiteral("exclusive")).toArray())
             o.exclusive << v.toString();
     }

@@ -22,6 +22,8 @@ struct AppOptions
     QStringList exclusive;       // resources not safe to read concurrently (config "exclusive")
     QStringList allowedHosts;    // Host/Origin names MCP accepts besides loopback ("allowedHosts")
     int liveWindowSeconds = 300; // MCP: an agent is live this long after its last call
+    qint64 ledgerRetainRows = 1'000'000; // the stored ledger keeps at most this many events
+    int ledgerRetainDays = 30;           // ... and none older than this
 };
 
 // Parses argv with QCommandLineParser. On --help/--version or a bad flag it prints and returns

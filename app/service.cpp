@@ -98,6 +98,8 @@ int Service::start()
     }
     SqliteStore::Options storeOptions;
     storeOptions.path = QDir(dir).filePath(QStringLiteral("leasehold.db"));
+    storeOptions.retainRows = std::uint64_t(m_options.ledgerRetainRows);
+    storeOptions.retainMs = std::int64_t(m_options.ledgerRetainDays) * 24 * 3600 * 1000;
     m_store = std::make_unique<SqliteStore>(storeOptions);
     std::string storeError;
     const std::optional<StoredState> stored = m_store->load(&storeError);

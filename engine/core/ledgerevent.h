@@ -44,4 +44,26 @@ struct LedgerEvent
     std::string detail; // short "key=value key=value" text
 };
 
+// Which ledger events a reader wants; empty fields match everything. `resource` matches that
+// resource and everything below it.
+struct LedgerFilter
+{
+    std::string actor;
+    std::string resource; // canonical
+    std::string kind;     // as eventKindName spells it
+
+    bool matches(const LedgerEvent &e) const
+    {
+        if (!actor.empty() && e.actorDid != actor)
+            return false;
+        if (!kind.empty() && eventKindName(e.kind) != kind)
+            return false;
+        if (resource.empty() || e.resource == resource)
+            return true;
+        return e.resource.size() > resource.size() &&
+               e.resource.compare(0, resource.size(), resource) == 0 &&
+               e.resource[resource.size()] == '/';
+    }
+};
+
 } // namespace leasehold

@@ -101,12 +101,12 @@ void EngineHost::onEvent(const LedgerEvent &event)
 }
 
 std::vector<LedgerEvent> EngineHost::ledger(std::uint64_t since, std::size_t limit,
-                                            const std::string &actor) const
+                                            const LedgerFilter &filter) const
 {
     std::vector<LedgerEvent> out;
     // Older than the ring: the store has it; the ring continues where the store's page ends.
     if (m_store && (m_ledger.empty() || since + 1 < m_ledger.front().seq)) {
-        out = m_store->ledger(since, limit, actor);
+        out = m_store->ledger(since, limit, filter);
         if (out.size() >= limit)
             return out;
         if (!out.empty())
@@ -115,7 +115,7 @@ std::vector<LedgerEvent> EngineHost::ledger(std::uint64_t since, std::size_t lim
     auto it = std::upper_bound(m_ledger.begin(), m_ledger.end(), since,
                                [](std::uint64_t s, const LedgerEvent &e) { return s < e.seq; });
     for (; it != m_ledger.end() && out.size() < limit; ++it) {
-        if (actor.empty() || it->actorDid == actor)
+        if (filter.matches(*it))
             out.push_back(*it);
     }
     return out;

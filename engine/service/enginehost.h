@@ -74,9 +74,9 @@ public:
     // transport answers through this, so no client hears of a grant a crash could undo.
     void whenDurable(std::function<void()> done);
 
-    // Events with seq > since, oldest first, at most `limit`, optionally for one agent.
+    // Events with seq > since matching `filter`, oldest first, at most `limit`.
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
-                                    const std::string &actor = {}) const;
+                                    const LedgerFilter &filter = {}) const;
 
 signals:
     void eventRecorded(const leasehold::LedgerEvent &event);

@@ -207,9 +207,19 @@ void RestApi::ledger(const RestCall &call, const Respond &respond, bool exportAl
         error = "format must be jsonl or csv";
     if (!since || !limit || !error.empty())
         return respond(invalid(error));
-    const std::string actor =
-        call.query.queryItemValue(QStringLiteral("actorDid"), QUrl::FullyDecoded).toStdString();
-    const std::vector<LedgerEvent> events = m_host.ledger(*since, *limit, actor);
+    auto text = [&](const char *name) {
+        return call.query.queryItemValue(QLatin1String(name), QUrl::FullyDecoded).toStdString();
+    };
+    LedgerFilter filter{text("actorDid"), {}, text("kind")};
+    if (!filter.kind.empty() && !eventKindFromName(filter.kind))
+        return respond(invalid("kind must be a ledger kind such as coordination.lease.granted"));
+    if (const std::string resource = text("resource"); !resource.empty()) {
+        auto name = parseNames(m_host.parser(), {resource}, "resource", &error);
+        if (!name)
+            return respond(invalid(error));
+        filter.resource = name->front().canonical();
+    }
+    const std::vector<LedgerEvent> events = m_host.ledger(*since, *limit, filter);
     HttpReply reply;
     if (exportAll) {
         reply.raw = format == QLatin1String("csv") ? ledgerCsv(events) : ledgerJsonLines(events);

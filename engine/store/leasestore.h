@@ -73,9 +73,9 @@ public:
     virtual std::uint64_t submit(std::vector<StoreOp> ops) = 0;
     // Called with the highest durable ticket after each commit.
     virtual void setDurableCallback(std::function<void(std::uint64_t)> callback) = 0;
-    // Ledger events with seq > since, oldest first, optionally of one agent.
+    // Ledger events with seq > since that match `filter`, oldest first.
     virtual std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
-                                            const std::string &actor) = 0;
+                                            const LedgerFilter &filter) = 0;
     virtual StoreStats stats() const = 0;
     // Commits everything queued and stops the writer.
     virtual void close() = 0;

@@ -211,18 +211,23 @@ void SqliteStore::setDurableCallback(std::function<void(std::uint64_t)> callback
 }
 
 std::vector<LedgerEvent> SqliteStore::ledger(std::uint64_t since, std::size_t limit,
-                                             const std::string &actor)
+                                             const LedgerFilter &filter)
 {
     std::vector<LedgerEvent> out;
     if (!m_open)
         return out;
     QSqlQuery q(QSqlDatabase::database(m_readerName));
-    q.prepare(QStringLiteral("SELECT seq, at, kind, actor, resource, lease_id, token, ttl_ms, "
-                             "reason, detail FROM ledger WHERE seq > ? AND (? = '' OR actor = ?) "
-                             "ORDER BY seq LIMIT ?"));
+    q.prepare(
+        QStringLiteral("SELECT seq, at, kind, actor, resource, lease_id, token, ttl_ms, "
+                       "reason, detail FROM ledger WHERE seq > ? AND (? = '' OR actor = ?) "
+                       "AND (? = '' OR kind = ?) AND (? = '' OR resource = ? OR "
+                       "substr(resource, 1, length(?) + 1) = ? || '/') ORDER BY seq LIMIT ?"));
+    const QString actor = QString::fromStdString(filter.actor);
+    const QString kind = QString::fromStdString(filter.kind);
+    const QString resource = QString::fromStdString(filter.resource);
     q.addBindValue(qlonglong(since));
-    q.addBindValue(QString::fromStdString(actor));
-    q.addBindValue(QString::fromStdString(actor));
+    for (const QString &v : {actor, actor, kind, kind, resource, resource, resource, resource})
+        q.addBindValue(v);
     q.addBindValue(qlonglong(limit));
     if (!q.exec())
         return out;

@@ -49,7 +49,7 @@ public:
     std::uint64_t submit(std::vector<StoreOp> ops) override;
     void setDurableCallback(std::function<void(std::uint64_t)> callback) override;
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
-                                    const std::string &actor) override;
+                                    const LedgerFilter &filter) override;
     StoreStats stats() const override;
     void close() override;
 

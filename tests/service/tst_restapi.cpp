@@ -239,6 +239,17 @@ void TstRestApi::ledgerExportsJsonLinesAndCsv()
     QVERIFY2(csv.raw.contains(",coordination.lease.released,did:agent:a,\"lock:a,b\","),
              csv.raw.constData()); // a comma inside a field is quoted
     QCOMPARE(s->get(base + QStringLiteral("?format=xml"), kKeyB).status, 400);
+    // Filters: by kind, and by resource (which covers what lies below it).
+    const QString ledger = QString(RestApi::kBase) + QStringLiteral("/ledger");
+    HttpResult r = s->get(ledger + QStringLiteral("?kind=coordination.lease.released"), kKeyB);
+    QCOMPARE(r.body["events"].size(), 1u);
+    JCOMPARE(r.body["events"][0]["seq"], 2);
+    QCOMPARE(s->get(ledger + QStringLiteral("?resource=lock:a,b"), kKeyB).body["events"].size(), 2u);
+    QCOMPARE(s->get(ledger + QStringLiteral("?resource=lock:a"), kKeyB).body["events"].size(), 0u);
+    r = s->get(ledger + QStringLiteral("?kind=granted"), kKeyB);
+    QCOMPARE(r.status, 400);
+    QVERIFY(r.body["error"].get<std::string>().find("kind") == 0);
+    QCOMPARE(s->get(ledger + QStringLiteral("?resource=../up"), kKeyB).status, 400);
     QCOMPARE(s->get(base + QStringLiteral("?format=csv")).status, 401);
 }
 

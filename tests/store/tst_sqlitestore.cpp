@@ -41,7 +41,7 @@ private:
         e.at = at;
         e.kind = EventKind::Released;
         e.actorDid = actor;
-        e.resource = "fs:a";
+        e.resource = "fs:src/a.cpp";
         e.reason = "release";
         e.detail = "d=" + std::to_string(seq);
         return e;
@@ -112,11 +112,16 @@ void TstSqliteStore::ledgerPagesBySequenceAndAgent()
     QCOMPARE(page.back().seq, 15u);
     QCOMPARE(page.front().kind, EventKind::Released);
     QCOMPARE(page.front().detail, std::string("d=11"));
-    page = store.ledger(40, 100, "did:agent:even");
+    page = store.ledger(40, 100, {"did:agent:even", {}, {}});
     QCOMPARE(page.size(), 5u);
     for (const LedgerEvent &e : page)
         QCOMPARE(e.seq % 2, 0u);
     QCOMPARE(store.ledger(50, 10, {}).size(), 0u);
+    QCOMPARE(store.ledger(0, 100, {{}, "fs:src/a.cpp", "coordination.lease.released"}).size(), 50u);
+    QCOMPARE(store.ledger(0, 100, {{}, "fs:src", {}}).size(), 50u); // a folder covers what is below
+    QCOMPARE(store.ledger(0, 100, {{}, "fs:sr", {}}).size(), 0u);
+    QCOMPARE(store.ledger(0, 100, {{}, "fs:src/a.cpp/b", {}}).size(), 0u);
+    QCOMPARE(store.ledger(0, 100, {{}, {}, "coordination.lease.granted"}).size(), 0u);
 }
 
 void TstSqliteStore::retentionKeepsTheNewestRows()
