@@ -244,7 +244,8 @@ void TstRestApi::ledgerExportsJsonLinesAndCsv()
     HttpResult r = s->get(ledger + QStringLiteral("?kind=coordination.lease.released"), kKeyB);
     QCOMPARE(r.body["events"].size(), 1u);
     JCOMPARE(r.body["events"][0]["seq"], 2);
-    QCOMPARE(s->get(ledger + QStringLiteral("?resource=lock:a,b"), kKeyB).body["events"].size(), 2u);
+    QCOMPARE(s->get(ledger + QStringLiteral("?resource=lock:a,b"), kKeyB).body["events"].size(),
+             2u);
     QCOMPARE(s->get(ledger + QStringLiteral("?resource=lock:a"), kKeyB).body["events"].size(), 0u);
     r = s->get(ledger + QStringLiteral("?kind=granted"), kKeyB);
     QCOMPARE(r.status, 400);
