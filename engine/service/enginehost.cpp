@@ -21,6 +21,9 @@ EngineHost::EngineHost(EngineConfig config, const Clock *clock, std::size_t ledg
     m_engine->setListener(this);
     m_alarm.setSingleShot(true);
     m_alarm.setTimerType(Qt::PreciseTimer);
+    m_flush.setSingleShot(true);
+    m_flush.setInterval(0);
+    connect(&m_flush, &QTimer::timeout, this, &EngineHost::submitPending);
     connect(&m_alarm, &QTimer::timeout, this, &EngineHost::tick);
 }
 
@@ -33,13 +36,19 @@ void EngineHost::submitPending()
 {
     if (!m_store || m_pendingOps.empty())
         return;
+    m_flush.stop();
     m_lastTicket = m_store->submit(std::move(m_pendingOps));
     m_pendingOps.clear();
 }
 
 void EngineHost::rearm()
 {
-    submitPending(); // every engine call ends here: one submission per call
+    // Decisions travel to the store in large chunks: when someone waits for them
+    // (whenDurable), when many have gathered, or once the event loop is idle.
+    if (m_pendingOps.size() >= 1024)
+        submitPending();
+    else if (!m_pendingOps.empty() && !m_flush.isActive())
+        m_flush.start();
     const std::optional<TimeMs> next = m_engine->nextDeadline();
     if (!next) {
         m_alarm.stop();
@@ -163,6 +172,7 @@ void EngineHost::closeStore()
 {
     if (!m_store)
         return;
+    submitPending();
     m_store->close();
     durable(m_store->stats().durable);
 }

@@ -96,6 +96,7 @@ private:
     std::unique_ptr<LeaseEngine> m_engine;
     ResourceParser m_parser;
     QTimer m_alarm;
+    QTimer m_flush;        // submits what the store has not been given yet, once the loop is idle
     TimeMs m_armedFor = 0; // the deadline the alarm is set for
     std::deque<LedgerEvent> m_ledger;
     std::size_t m_ledgerCapacity;
