@@ -30,6 +30,16 @@ std::string humanDuration(std::int64_t ms)
     return std::to_string(s / 3600) + " h";
 }
 
+std::string heldPhrase(const std::string &what, const std::string &holder,
+                       const std::string &heldResource, const std::string &resource,
+                       std::int64_t heldForMs, std::int64_t expiresInMs, bool queued)
+{
+    return what + (queued ? " is queued for by " : " is held by ") + holder +
+           (heldResource != resource ? " through " + heldResource : std::string()) + " (for " +
+           humanDuration(heldForMs) + ", " + (queued ? "waiting up to " : "expires in ") +
+           humanDuration(expiresInMs) + ")";
+}
+
 namespace {
 
 // The sentence a model acts on: what happened and the next move, in the words of the tools it
@@ -41,10 +51,9 @@ std::string sentence(const Refusal &r, bool lockTools)
     std::string s;
     switch (r.reason) {
     case RefusalReason::LeaseHeld:
-        s = r.resource + (r.queued ? " is queued for by " : " is held by ") + r.holder +
-            (r.heldResource != r.resource ? " through " + r.heldResource : std::string()) +
-            " (for " + humanDuration(r.heldForMs) + ", " +
-            (r.queued ? "waiting up to " : "expires in ") + humanDuration(r.expiresInMs) + ").";
+        s = heldPhrase(r.resource, r.holder, r.heldResource, r.resource, r.heldForMs, r.expiresInMs,
+                       r.queued) +
+            ".";
         if (r.cancelled)
             s += " Your wait was cut short; nothing was taken.";
         else if (r.waitedMs >= 0)

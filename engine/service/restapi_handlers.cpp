@@ -126,10 +126,8 @@ void RestApi::renew(const RestCall &call, const Respond &respond) const
     const std::optional<AgentCall> in = agentCall(call, respond);
     if (!in)
         return;
-    const json *body = &in->body;
-    const std::string *who = &in->actor;
     std::string error;
-    FieldReader r(*body);
+    FieldReader r(in->body);
     const auto text = r.string("resource", true, 1024);
     const auto leaseId = r.string("leaseId", true, 128);
     const auto ttl = r.integer("ttlMs", false, 0, kMaxDurationInput);
@@ -138,8 +136,8 @@ void RestApi::renew(const RestCall &call, const Respond &respond) const
     const auto resource = parseNames(m_host.parser(), {*text}, "resource", &error);
     if (!resource)
         return respond(invalid(error));
-    const LeaseResult result =
-        m_host.run([&](LeaseEngine &e) { return e.renew(*who, resource->front(), *leaseId, ttl); });
+    const LeaseResult result = m_host.run(
+        [&](LeaseEngine &e) { return e.renew(in->actor, resource->front(), *leaseId, ttl); });
     if (const auto *no = std::get_if<Refusal>(&result))
         return respond(refusal(*no));
     respond(ok({{"lease", toJson(std::get<LeaseInfo>(result))}}));
@@ -150,15 +148,12 @@ void RestApi::pin(const RestCall &call, const Respond &respond, bool unpin) cons
     const std::optional<AgentCall> in = agentCall(call, respond);
     if (!in)
         return;
-    const json *body = &in->body;
-    const std::string *who = &in->actor;
-    std::string error;
-    FieldReader r(*body);
+    FieldReader r(in->body);
     const auto id = r.string(unpin ? "pinId" : "leaseId", true, 128);
     if (r.failed())
         return respond(invalid(r.error()));
-    const PinResult result =
-        m_host.run([&](LeaseEngine &e) { return unpin ? e.unpin(*who, *id) : e.pin(*who, *id); });
+    const PinResult result = m_host.run(
+        [&](LeaseEngine &e) { return unpin ? e.unpin(in->actor, *id) : e.pin(in->actor, *id); });
     if (const auto *no = std::get_if<Refusal>(&result))
         return respond(refusal(*no));
     respond(ok({{"pin", toJson(std::get<PinInfo>(result))}}));

@@ -126,7 +126,7 @@ void WorkspaceTools::publish(McpTools &tools)
 }
 
 std::variant<WorkspaceTools::Target, WorkspaceTools::Failure>
-WorkspaceTools::target(const json &args, const char *field, bool required) const
+WorkspaceTools::target(const json &args, const char *field, bool required, bool withRevision) const
 {
     auto fail = [](std::string reason, const std::string &message) {
         return McpTools::failure(
@@ -151,7 +151,8 @@ WorkspaceTools::target(const json &args, const char *field, bool required) const
     if (!std::holds_alternative<ResourceName>(physical))
         return fail("escapes_root", std::string(field) + " does not lie inside the workspace");
     Target t{std::get<ResourceName>(physical), std::move(where), {}};
-    t.revision = revisionOf(t.where);
+    if (withRevision)
+        t.revision = revisionOf(t.where);
     return t;
 }
 
@@ -183,13 +184,12 @@ WorkspaceTools::guard(const std::string &actor, const std::vector<const Target *
         if (!held)
             continue;
         const std::string path = t->where.entry.path.empty() ? "." : t->where.entry.path;
-        std::string sentence = path + " is held by " + held->holder;
-        if (held->resource != t->name.canonical())
-            sentence += " through " + held->resource;
-        sentence += " (for " + humanDuration(now - held->grantedAt) + ", expires in " +
-                    humanDuration(held->expiresAt - now) + "); your " + tool +
-                    " changed nothing. Work on something else, or call lock_acquire for it "
-                    "(it waits for the holder) and try again.";
+        const std::string sentence =
+            heldPhrase(path, held->holder, held->resource, t->name.canonical(),
+                       now - held->grantedAt, held->expiresAt - now) +
+            "; your " + tool +
+            " changed nothing. Work on something else, or call lock_acquire for it (it waits "
+            "for the holder) and try again.";
         return McpTools::failure(
             {{"ok", false},
              {"reason", "lease_held"},

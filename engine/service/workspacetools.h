@@ -52,7 +52,8 @@ public:
     const WorkspaceFs &fs() const { return m_fs; }
 
 private:
-    // A path argument, parsed and resolved, with its content revision (files only).
+    // A path argument, parsed and resolved, with its content revision (files only; skipped when
+    // the caller reads the content anyway and hashes what it read).
     struct Target
     {
         ResourceName name; // the physical path as a resource
@@ -61,7 +62,7 @@ private:
     };
     using Failure = nlohmann::json; // a tool result with isError
     std::variant<Target, Failure> target(const nlohmann::json &args, const char *field,
-                                         bool required = true) const;
+                                         bool required = true, bool withRevision = true) const;
     std::string revisionOf(const WorkspaceFs::Resolved &where) const;
     // Lease, strict-mode and fence checks for a mutation of `targets` (fence only where
     // `fenced`); the refusal to answer, or nothing when it may go ahead.

@@ -50,7 +50,7 @@ std::string displayPath(const std::string &path)
 
 McpTools::Step WorkspaceTools::read(const json &args, const std::string &actor)
 {
-    auto t = target(args, "path");
+    auto t = target(args, "path", true, false); // the revision is of the bytes read below
     if (auto *f = std::get_if<Failure>(&t))
         return *f;
     const Target &file = std::get<Target>(t);
