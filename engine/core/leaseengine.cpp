@@ -160,9 +160,15 @@ AcquireResult LeaseEngine::acquire(const AcquireRequest &request)
 
     auto refuse = [&](Refusal r) -> AcquireResult {
         countRefusal(r);
+        std::string detail = r.holder.empty() ? "" : "holder=" + r.holder;
+        if (r.reason == RefusalReason::Deadlock) {
+            // The console's deadlock view reads the whole cycle back from the ledger.
+            detail += " waiting_on=" + r.waitingOn + " cycle=";
+            for (std::size_t i = 0; i < r.cycle.size(); ++i)
+                detail += (i ? "," : "") + r.cycle[i];
+        }
         recordEvent(EventKind::Refused, request.actor, r.resource, r.leaseId, 0,
-                    std::string(refusalName(r.reason)),
-                    r.holder.empty() ? "" : "holder=" + r.holder);
+                    std::string(refusalName(r.reason)), std::move(detail));
         settle();
         return r;
     };

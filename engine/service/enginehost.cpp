@@ -41,6 +41,15 @@ void EngineHost::submitPending()
     m_pendingOps.clear();
 }
 
+void EngineHost::keep(StoreOp op)
+{
+    if (!m_store)
+        return;
+    m_pendingOps.push_back(std::move(op));
+    if (!m_flush.isActive())
+        m_flush.start();
+}
+
 void EngineHost::rearm()
 {
     // Decisions travel to the store in large chunks: when someone waits for them

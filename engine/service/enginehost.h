@@ -70,6 +70,9 @@ public:
     // Commits everything submitted, stops the store's writer, and answers whoever waited for
     // durability (shutdown).
     void closeStore();
+    // Keeps `op` with the decisions of the current call (a key minted by an operator, say);
+    // whenDurable() covers it like any decision. Without a store it is dropped.
+    void keep(StoreOp op);
     // Calls `done` once everything decided so far is durable (at once without a store). The
     // transport answers through this, so no client hears of a grant a crash could undo.
     void whenDurable(std::function<void()> done);

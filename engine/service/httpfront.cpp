@@ -1,5 +1,6 @@
 #include "httpfront.h"
 
+#include "fieldreader.h"
 #include "logging.h"
 #include "openapi.h"
 
@@ -7,6 +8,7 @@
 #include <QHttpServerRequest>
 #include <QHttpServerResponder>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QTcpSocket>
 
 namespace leasehold {
@@ -86,10 +88,35 @@ HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *
                [this](const RestCall &, const Respond &respond, Deferral &) {
                    HttpReply reply;
                    reply.contentType = "text/plain; version=0.0.4";
-                   const RequestStats::Gauges gauges{m_tcp ? m_tcp->openConnections() : 0,
-                                                     int(m_mcp->sessions().size()),
-                                                     m_mcp->sessions().liveAgents()};
-                   reply.raw = m_stats.prometheus(m_host.engine().snapshot(), gauges);
+                   reply.raw = m_stats.prometheus(m_host.engine().snapshot(), gauges());
+                   respond(std::move(reply));
+               });
+    m_api->add("POST", QLatin1String(RestApi::kBase) + QStringLiteral("/admin/keys"), Access::Admin,
+               QStringLiteral("Mint an agent key: {actorDid, role?: agent|admin} -> {key}; kept "
+                              "as a digest, shown once"),
+               [this](const RestCall &call, const Respond &respond, Deferral &) {
+                   std::string error;
+                   std::optional<nlohmann::json> body = parseJsonObject(call.body, &error);
+                   if (!body)
+                       return respond(RestApi::invalid(error));
+                   FieldReader r(*body);
+                   const auto did = r.string("actorDid", true, 256);
+                   const auto role = r.string("role", false, 16);
+                   if (!r.failed() && role && *role != "agent" && *role != "admin")
+                       return respond(RestApi::invalid("role must be agent or admin"));
+                   if (r.failed())
+                       return respond(RestApi::invalid(r.error()));
+                   QString why;
+                   const Role wanted = role && *role == "admin" ? Role::Admin : Role::Agent;
+                   const auto key = mintKey(QString::fromStdString(*did), wanted, &why);
+                   if (!key)
+                       return respond(RestApi::invalid(why.toStdString()));
+                   HttpReply reply;
+                   reply.status = 201;
+                   reply.body = {{"ok", true},
+                                 {"actorDid", *did},
+                                 {"role", wanted == Role::Admin ? "admin" : "agent"},
+                                 {"key", key->toStdString()}};
                    respond(std::move(reply));
                });
     m_api->add("GET", QStringLiteral("/api/v1/openapi.json"), Access::Public,
@@ -106,6 +133,51 @@ HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *
 }
 
 HttpFront::~HttpFront() = default;
+
+std::optional<QByteArray> HttpFront::mintKey(const QString &did, Role role, QString *error)
+{
+    if (m_options.open) {
+        *error = QStringLiteral("the service runs --open: agents name themselves with an "
+                                "X-Agent-Id header and need no key");
+        return std::nullopt;
+    }
+    if (!did.startsWith(QLatin1String("did:")) || did.size() < 5 || did.size() > 256 ||
+        did.contains(QRegularExpression(QStringLiteral("[\\s\\x00-\\x1f\\x7f]")))) {
+        *error = QStringLiteral("actorDid must look like did:agent:name (5 to 256 characters, "
+                                "no spaces or control characters)");
+        return std::nullopt;
+    }
+    const QByteArray key = KeyStore::mintKey();
+    const QByteArray digest = KeyStore::digest(key);
+    m_keys.addDigest(digest, {did, role});
+    m_host.keep(PutKey{{digest.toHex().toStdString(), did.toStdString(),
+                        role == Role::Admin ? "admin" : "agent", m_host.clock().nowMs()}});
+    return key;
+}
+
+QByteArray HttpFront::temporaryKey(const QString &did)
+{
+    const QByteArray key = KeyStore::mintKey();
+    m_keys.add(key, {did, Role::Agent});
+    return key;
+}
+
+RequestStats::Gauges HttpFront::gauges() const
+{
+    RequestStats::Gauges g;
+    g.openConnections = m_tcp ? m_tcp->openConnections() : 0;
+    g.mcpSessions = int(m_mcp->sessions().size());
+    g.liveAgents = m_mcp->sessions().liveAgents();
+    if (const LeaseStore *store = m_host.store()) {
+        const StoreStats stats = store->stats();
+        g.store = true;
+        g.storeQueued = stats.queued;
+        g.storeBatches = stats.batches;
+        g.storeDroppedEvents = stats.droppedEvents;
+        g.storeFailedBatches = stats.failedBatches;
+    }
+    return g;
+}
 
 quint16 HttpFront::listen(const QHostAddress &address, quint16 port, QString *error)
 {

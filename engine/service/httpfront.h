@@ -10,6 +10,7 @@
 #include <QHttpServer>
 
 #include <memory>
+#include <optional>
 
 namespace leasehold {
 
@@ -45,6 +46,16 @@ public:
     const RestApi &api() const { return *m_api; }
     McpServer &mcp() { return *m_mcp; }
     const RequestStats &stats() const { return m_stats; }
+    // Connections, sessions, live agents and the store's queue, as /metrics shows them.
+    RequestStats::Gauges gauges() const;
+    const KeyStore &keys() const { return m_keys; }
+    // Mints a key for `did` in `role`: accepted at once, kept in the store as a digest (so it
+    // survives restarts), the key itself returned once and never stored. Nothing, with `error`
+    // set, when the DID is not usable or the service runs --open (no keys to check).
+    std::optional<QByteArray> mintKey(const QString &did, Role role, QString *error);
+    // A key accepted until the process ends, never stored (simulated agents of --demo).
+    QByteArray temporaryKey(const QString &did);
+    bool open() const { return m_options.open; }
 
 private:
     void handle(const QHttpServerRequest &request, QHttpServerResponder &&responder);

@@ -83,6 +83,24 @@ void KeyStore::add(const QByteArray &key, const Identity &identity)
     m_entries.push_back({digestOf(key), identity});
 }
 
+void KeyStore::addDigest(const QByteArray &digest, const Identity &identity)
+{
+    m_entries.push_back({digest, identity});
+}
+
+QByteArray KeyStore::digest(const QByteArray &key)
+{
+    return digestOf(key);
+}
+
+std::map<std::string, int> KeyStore::keysByAgent() const
+{
+    std::map<std::string, int> counts;
+    for (const Entry &e : m_entries)
+        ++counts[e.identity.did.toStdString()];
+    return counts;
+}
+
 std::optional<Identity> KeyStore::authenticate(const QByteArray &key) const
 {
     const QByteArray digest = digestOf(key);

@@ -3,7 +3,9 @@
 #include <QByteArray>
 #include <QString>
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace leasehold {
@@ -20,7 +22,7 @@ struct Identity
 // Bearer keys and the agents they name. Keys are kept only as SHA-256 digests and compared in
 // constant time; a key never appears in a log or an error message.
 //
-// Thread-safety: read-only after loading; safe to share.
+// Thread: read on the engine thread; keys minted while running are added there too.
 class KeyStore
 {
 public:
@@ -30,12 +32,19 @@ public:
     static std::optional<KeyStore> fromFile(const QString &path, QString *error);
 
     void add(const QByteArray &key, const Identity &identity);
+    // Adds a key known only by its digest (as the store keeps minted keys).
+    void addDigest(const QByteArray &digest, const Identity &identity);
     std::optional<Identity> authenticate(const QByteArray &key) const;
     bool empty() const { return m_entries.empty(); }
     std::size_t size() const { return m_entries.size(); }
 
+    // How many keys speak for each DID.
+    std::map<std::string, int> keysByAgent() const;
+
     // A fresh random key (URL-safe, 256 bits).
     static QByteArray mintKey();
+    // The SHA-256 digest a key is kept as.
+    static QByteArray digest(const QByteArray &key);
 
 private:
     struct Entry

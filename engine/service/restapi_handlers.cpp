@@ -3,6 +3,7 @@
 #include "fieldreader.h"
 #include "jsonviews.h"
 #include "leaserequests.h"
+#include "ledgerformat.h"
 #include "restapi.h"
 
 namespace leasehold {
@@ -28,35 +29,6 @@ HttpReply grantReply(const Grant &grant)
     if (grant.waitedMs > 0)
         body["waitedMs"] = grant.waitedMs;
     return ok(std::move(body));
-}
-
-// One event per line, as GET /ledger shows each.
-QByteArray ledgerJsonLines(const std::vector<LedgerEvent> &events)
-{
-    QByteArray out;
-    for (const LedgerEvent &e : events)
-        out += QByteArray::fromStdString(toJson(e).dump()) + '\n';
-    return out;
-}
-
-QByteArray csvField(const std::string &text)
-{
-    QByteArray field = QByteArray::fromStdString(text);
-    if (field.contains(',') || field.contains('"') || field.contains('\n') || field.contains('\r'))
-        field = '"' + field.replace("\"", "\"\"") + '"';
-    return field;
-}
-
-QByteArray ledgerCsv(const std::vector<LedgerEvent> &events)
-{
-    QByteArray out = "seq,at,kind,actorDid,resource,leaseId,token,reason,detail\r\n";
-    for (const LedgerEvent &e : events)
-        out += QByteArray::number(e.seq) + ',' + QByteArray::number(e.at) + ',' +
-               csvField(std::string(eventKindName(e.kind))) + ',' + csvField(e.actorDid) + ',' +
-               csvField(e.resource) + ',' + csvField(e.leaseId) + ',' +
-               QByteArray::number(e.token) + ',' + csvField(e.reason) + ',' + csvField(e.detail) +
-               "\r\n";
-    return out;
 }
 
 } // namespace

@@ -34,13 +34,26 @@ struct ReserveTokens
 {
     std::uint64_t end = 0; // every token below `end` may have been issued
 };
-using StoreOp = std::variant<PutLease, DropLease, PutAgent, AppendEvent, ReserveTokens>;
+// A bearer key minted while running. Only its SHA-256 digest is kept, never the key.
+struct StoredKey
+{
+    std::string digestHex;
+    std::string did;
+    std::string role; // "agent" or "admin"
+    TimeMs createdAt = 0;
+};
+struct PutKey
+{
+    StoredKey key;
+};
+using StoreOp = std::variant<PutLease, DropLease, PutAgent, AppendEvent, ReserveTokens, PutKey>;
 
 // What a previous run left behind.
 struct StoredState
 {
     std::vector<LeaseInfo> leases;
     std::vector<AgentState> agents;
+    std::vector<StoredKey> keys;
     std::uint64_t tokenEnd = 1; // the first token this run may issue
     std::uint64_t lastSeq = 0;  // the last ledger sequence number written
 };

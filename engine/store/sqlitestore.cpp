@@ -26,6 +26,8 @@ const char *const kSchema[] = {
     "NOT NULL, actor TEXT NOT NULL, resource TEXT NOT NULL, lease_id TEXT NOT NULL, token "
     "INTEGER NOT NULL, ttl_ms INTEGER NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS ledger_actor ON ledger (actor, seq)",
+    "CREATE TABLE IF NOT EXISTS keys (digest TEXT PRIMARY KEY, did TEXT NOT NULL, role TEXT NOT "
+    "NULL, created_at INTEGER NOT NULL)",
 };
 
 std::string sqlError(const QSqlQuery &q)
@@ -156,6 +158,11 @@ std::optional<StoredState> SqliteStore::load(std::string *error)
         state.agents.push_back({q.value(0).toString().toStdString(), q.value(1).toDouble(),
                                 q.value(2).toULongLong(), q.value(3).toULongLong(),
                                 q.value(4).toBool()});
+    q.exec(QStringLiteral("SELECT digest, did, role, created_at FROM keys ORDER BY created_at"));
+    while (q.next())
+        state.keys.push_back({q.value(0).toString().toStdString(),
+                              q.value(1).toString().toStdString(),
+                              q.value(2).toString().toStdString(), q.value(3).toLongLong()});
     if (q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'token_end'")) && q.next())
         state.tokenEnd = std::max<std::uint64_t>(state.tokenEnd, q.value(0).toULongLong());
     if (q.exec(QStringLiteral("SELECT COALESCE(MAX(seq), 0) FROM ledger")) && q.next())

@@ -72,7 +72,7 @@ private:
     // The writer's prepared statements (writer thread only).
     struct Statements
     {
-        QSqlQuery putLease, dropLease, putAgent, append, reserve;
+        QSqlQuery putLease, dropLease, putAgent, append, reserve, putKey;
     };
     std::unique_ptr<Statements> m_statements;
 

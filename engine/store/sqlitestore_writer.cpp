@@ -98,8 +98,11 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<Chunk> &batch)
     }
     // Prepared once per connection: preparing costs more than most of the statements.
     if (!m_statements) {
-        m_statements = std::make_unique<Statements>(
-            Statements{QSqlQuery(db), QSqlQuery(db), QSqlQuery(db), QSqlQuery(db), QSqlQuery(db)});
+        m_statements =
+            std::make_unique<Statements>(Statements{QSqlQuery(db), QSqlQuery(db), QSqlQuery(db),
+                                                    QSqlQuery(db), QSqlQuery(db), QSqlQuery(db)});
+        m_statements->putKey.prepare(
+            QStringLiteral("INSERT OR REPLACE INTO keys VALUES (?, ?, ?, ?)"));
         m_statements->putLease.prepare(
             QStringLiteral("INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
         m_statements->dropLease.prepare(QStringLiteral("DELETE FROM leases WHERE lease_id = ?"));
@@ -115,6 +118,7 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<Chunk> &batch)
     QSqlQuery &putAgent = m_statements->putAgent;
     QSqlQuery &append = m_statements->append;
     QSqlQuery &reserve = m_statements->reserve;
+    QSqlQuery &putKey = m_statements->putKey;
     bool ok = true;
     auto run = [&ok](QSqlQuery &q, std::initializer_list<QVariant> values) {
         for (const QVariant &v : values)
@@ -152,34 +156,39 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<Chunk> &batch)
         for (const StoreOp &item : chunk.ops) {
             if (superseded(item, index++))
                 continue;
-            std::visit(Overloaded{
-                           [&](const PutLease &p) {
-                               const LeaseInfo &l = p.lease;
-                               run(putLease, {text(l.leaseId), text(l.resource), text(l.holder),
-                                              text(std::string(modeName(l.mode))),
-                                              qlonglong(l.token), qlonglong(l.grantedAt),
-                                              qlonglong(l.expiresAt), qlonglong(l.ttlMs)});
-                           },
-                           [&](const DropLease &d) { run(dropLease, {text(d.leaseId)}); },
-                           [&](const PutAgent &p) {
-                               const AgentState &a = p.agent;
-                               run(putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
-                                              qlonglong(a.expiries), int(a.suspended)});
-                           },
-                           [&](const AppendEvent &a) {
-                               const LedgerEvent &e = a.event;
-                               run(append,
-                                   {qlonglong(e.seq), qlonglong(e.at),
-                                    text(std::string(eventKindName(e.kind))), text(e.actorDid),
-                                    text(e.resource), text(e.leaseId), qlonglong(e.token),
-                                    qlonglong(e.ttlMs), text(e.reason), text(e.detail)});
-                           },
-                           [&](const ReserveTokens &r) {
-                               if (r.end > 0)
-                                   run(reserve, {qlonglong(r.end)});
-                           },
-                       },
-                       item);
+            std::visit(
+                Overloaded{
+                    [&](const PutLease &p) {
+                        const LeaseInfo &l = p.lease;
+                        run(putLease,
+                            {text(l.leaseId), text(l.resource), text(l.holder),
+                             text(std::string(modeName(l.mode))), qlonglong(l.token),
+                             qlonglong(l.grantedAt), qlonglong(l.expiresAt), qlonglong(l.ttlMs)});
+                    },
+                    [&](const DropLease &d) { run(dropLease, {text(d.leaseId)}); },
+                    [&](const PutAgent &p) {
+                        const AgentState &a = p.agent;
+                        run(putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
+                                       qlonglong(a.expiries), int(a.suspended)});
+                    },
+                    [&](const AppendEvent &a) {
+                        const LedgerEvent &e = a.event;
+                        run(append, {qlonglong(e.seq), qlonglong(e.at),
+                                     text(std::string(eventKindName(e.kind))), text(e.actorDid),
+                                     text(e.resource), text(e.leaseId), qlonglong(e.token),
+                                     qlonglong(e.ttlMs), text(e.reason), text(e.detail)});
+                    },
+                    [&](const ReserveTokens &r) {
+                        if (r.end > 0)
+                            run(reserve, {qlonglong(r.end)});
+                    },
+                    [&](const PutKey &p) {
+                        const StoredKey &k = p.key;
+                        run(putKey,
+                            {text(k.digestHex), text(k.did), text(k.role), qlonglong(k.createdAt)});
+                    },
+                },
+                item);
             if (!ok)
                 break;
         }

@@ -1,0 +1,122 @@
+#include "consolecommands.h"
+
+#include "enginehost.h"
+#include "ledgerformat.h"
+
+#include <QSaveFile>
+#include <QTimer>
+
+namespace leasehold {
+
+namespace {
+constexpr std::size_t kExportPage = 10'000;
+}
+
+struct ConsoleCommands::Export
+{
+    QSaveFile file;
+    bool csv = false;
+    LedgerFilter filter;
+    std::uint64_t since = 0;
+    qint64 written = 0;
+};
+
+ConsoleCommands::ConsoleCommands(EngineHost &host, QString operatorDid, KeyMinter minter,
+                                 QObject *parent)
+    : QObject(parent)
+    , m_host(host)
+    , m_operator(std::move(operatorDid))
+    , m_minter(std::move(minter))
+{}
+
+ConsoleCommands::~ConsoleCommands() = default;
+
+void ConsoleCommands::announce(QString summary)
+{
+    m_host.whenDurable([this, summary = std::move(summary)] { emit leverDone(summary); });
+}
+
+void ConsoleCommands::releaseLease(const QString &leaseId)
+{
+    const bool done = m_host.run([&](LeaseEngine &e) {
+        return e.releaseLease(m_operator.toStdString(), leaseId.toStdString());
+    });
+    announce(done ? tr("Released lease %1").arg(leaseId)
+                  : tr("Lease %1 had already ended").arg(leaseId));
+}
+
+void ConsoleCommands::releaseHolder(const QString &did)
+{
+    const int n = m_host.run([&](LeaseEngine &e) {
+        return e.releaseHolder(m_operator.toStdString(), did.toStdString());
+    });
+    announce(tr("Released %n lease(s) of %1", nullptr, n).arg(did));
+}
+
+void ConsoleCommands::releaseAll()
+{
+    const int n =
+        m_host.run([&](LeaseEngine &e) { return e.releaseAll(m_operator.toStdString()); });
+    announce(tr("Released all %n lease(s)", nullptr, n));
+}
+
+void ConsoleCommands::setPaused(bool paused)
+{
+    m_host.run([&](LeaseEngine &e) { e.pause(m_operator.toStdString(), paused); });
+    announce(paused ? tr("Admissions paused: new requests are refused") : tr("Admissions resumed"));
+}
+
+void ConsoleCommands::setSuspended(const QString &did, bool suspended)
+{
+    m_host.run(
+        [&](LeaseEngine &e) { e.suspend(m_operator.toStdString(), did.toStdString(), suspended); });
+    announce(suspended ? tr("Suspended %1: its leases were released and it is refused").arg(did)
+                       : tr("%1 may acquire again").arg(did));
+}
+
+void ConsoleCommands::mintKey(const QString &did)
+{
+    QString error;
+    std::optional<QByteArray> key;
+    if (!m_minter)
+        error = tr("this service does not keep keys");
+    else
+        key = m_minter(did, &error);
+    emit keyMinted(did, key ? QString::fromLatin1(*key) : QString(), key ? QString() : error);
+}
+
+void ConsoleCommands::exportLedger(const QString &path, const QString &format,
+                                   const LedgerFilter &filter)
+{
+    auto job = std::make_shared<Export>();
+    job->file.setFileName(path);
+    job->csv = format == QLatin1String("csv");
+    job->filter = filter;
+    if (!job->file.open(QIODevice::WriteOnly)) {
+        emit exportFinished(path, 0, job->file.errorString());
+        return;
+    }
+    if (job->csv)
+        job->file.write(ledgerCsv({}, true));
+    exportPage(std::move(job));
+}
+
+void ConsoleCommands::exportPage(std::shared_ptr<Export> job)
+{
+    const std::vector<LedgerEvent> page = m_host.ledger(job->since, kExportPage, job->filter);
+    if (!page.empty()) {
+        job->file.write(job->csv ? ledgerCsv(page, false) : ledgerJsonLines(page));
+        job->since = page.back().seq;
+        job->written += qint64(page.size());
+    }
+    if (page.size() == kExportPage && job->file.error() == QFileDevice::NoError) {
+        // Let agents in before the next page.
+        QTimer::singleShot(0, this, [this, job] { exportPage(job); });
+        return;
+    }
+    const QString path = job->file.fileName();
+    const bool ok = job->file.error() == QFileDevice::NoError && job->file.commit();
+    emit exportFinished(path, job->written, ok ? QString() : job->file.errorString());
+}
+
+} // namespace leasehold

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "ledgerevent.h"
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace leasehold {
+
+class EngineHost;
+
+// The console's levers, carried out on the engine thread. The console calls these through
+// queued invocations (never directly from its own thread); each lever is recorded in the ledger
+// under the operator's identity, and its summary is announced once it is durable.
+//
+// Thread: the engine thread.
+class ConsoleCommands : public QObject
+{
+    Q_OBJECT
+
+public:
+    // Mints a key for `did` (role agent), makes the transport accept it and keeps it; returns
+    // the key, or nothing with `error` set.
+    using KeyMinter = std::function<std::optional<QByteArray>(const QString &did, QString *error)>;
+
+    ConsoleCommands(EngineHost &host, QString operatorDid, KeyMinter minter,
+                    QObject *parent = nullptr);
+    ~ConsoleCommands() override;
+
+    QString operatorDid() const { return m_operator; }
+
+    void releaseLease(const QString &leaseId);
+    void releaseHolder(const QString &did);
+    void releaseAll();
+    void setPaused(bool paused);
+    void setSuspended(const QString &did, bool suspended);
+    void mintKey(const QString &did);
+    // Writes the ledger (store and recent ring) matching `filter` to `path` as "jsonl" or "csv",
+    // a page at a time so agents are served between pages.
+    void exportLedger(const QString &path, const QString &format, const LedgerFilter &filter);
+
+signals:
+    void leverDone(const QString &summary);
+    void keyMinted(const QString &did, const QString &key, const QString &error);
+    void exportFinished(const QString &path, qint64 events, const QString &error);
+
+private:
+    struct Export;
+    void announce(QString summary);
+    void exportPage(std::shared_ptr<Export> job);
+
+    EngineHost &m_host;
+    QString m_operator;
+    KeyMinter m_minter;
+};
+
+} // namespace leasehold

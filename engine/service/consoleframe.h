@@ -1,0 +1,52 @@
+#pragma once
+
+#include "leasestore.h"
+#include "ledgerevent.h"
+#include "snapshot.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace leasehold {
+
+// What the service looks like from outside the engine: the transport's and the store's facts.
+struct ServiceFacts
+{
+    QString listenUrl;      // http://127.0.0.1:7878
+    bool open = false;      // agents name themselves (no keys)
+    bool workspace = false; // guarded workspace tools are published
+    bool strict = false;    // workspace writes need a covering lease (more than one agent live)
+    int liveAgents = 0;
+    int mcpSessions = 0;
+    int openConnections = 0;
+    bool store = false;
+    StoreStats storeStats;
+    std::uint64_t requests = 0;       // answered since start
+    double requestSeconds = 0;        // their total service time
+    std::int64_t engineLoopLagMs = 0; // how late the engine thread ran the last publication
+    std::map<std::string, int> keysByAgent;
+};
+
+// One coalesced publication for the console: the engine's state at one moment, the ledger
+// events recorded since the previous frame, and the service's facts. Immutable once published;
+// the console thread and the engine thread share it through a shared_ptr.
+struct ConsoleFrame
+{
+    std::uint64_t number = 0; // 1, 2, 3 ... in publication order
+    Snapshot snapshot;
+    std::vector<LedgerEvent> events; // oldest first
+    std::uint64_t eventsSkipped = 0; // recorded since the previous frame but not carried
+    ServiceFacts facts;
+};
+
+using ConsoleFramePtr = std::shared_ptr<const ConsoleFrame>;
+
+} // namespace leasehold
+
+Q_DECLARE_METATYPE(leasehold::ConsoleFramePtr)
