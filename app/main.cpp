@@ -1,30 +1,149 @@
+#include "demotraffic.h"
+#include "enginelink.h"
+#include "enginethread.h"
+#include "mainwindow.h"
 #include "options.h"
 #include "service.h"
 #include "signalwatcher.h"
 #include "version.h"
 
-#include <QCoreApplication>
+#include <QApplication>
+#include <QIcon>
 #include <QTextStream>
+#include <QThread>
 
-int main(int argc, char *argv[])
+#include <memory>
+
+namespace {
+
+bool hasArgument(int argc, char *argv[], std::initializer_list<const char *> names)
+{
+    for (int i = 1; i < argc; ++i) {
+        for (const char *n : names) {
+            if (qstrcmp(argv[i], n) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+bool displayAvailable()
+{
+    return !qEnvironmentVariableIsEmpty("DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+}
+
+void identify(QCoreApplication &app)
+{
+    app.setApplicationName(QStringLiteral("leasehold"));
+    app.setOrganizationName(QStringLiteral("Leasehold"));
+    app.setApplicationVersion(QStringLiteral(LEASEHOLD_VERSION));
+}
+
+// --demo's simulated agents run on their own thread and speak HTTP to `url`, with keys minted
+// for this run only (none with --open).
+std::unique_ptr<QThread> startDemo(const QString &url, QHash<QString, QByteArray> keys)
+{
+    auto thread = std::make_unique<QThread>();
+    thread->setObjectName(QStringLiteral("demo"));
+    auto *demo = new DemoTraffic({QUrl(url), std::move(keys), 6, 1});
+    demo->moveToThread(thread.get());
+    QObject::connect(thread.get(), &QThread::started, demo, &DemoTraffic::start);
+    QObject::connect(thread.get(), &QThread::finished, demo, &QObject::deleteLater);
+    thread->start();
+    return thread;
+}
+
+void stopDemo(std::unique_ptr<QThread> &thread)
+{
+    if (!thread)
+        return;
+    thread->quit();
+    thread->wait();
+}
+
+int runHeadless(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName(QStringLiteral("leasehold"));
-    QCoreApplication::setOrganizationName(QStringLiteral("Leasehold"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(LEASEHOLD_VERSION));
-
+    identify(app);
     const ParsedOptions parsed = parseOptions(QCoreApplication::arguments());
     if (!parsed.options)
         return parsed.exitCode;
-    if (!parsed.options->headless)
-        QTextStream(stderr) << "leasehold: the console window is not part of this build yet; "
-                               "running headless\n";
-
     Service service(*parsed.options);
     if (const int code = service.start(); code != 0)
         return code;
+    std::unique_ptr<QThread> demo;
+    if (parsed.options->demo) {
+        QHash<QString, QByteArray> keys;
+        if (!service.open()) {
+            for (const QString &did : DemoTraffic::agents())
+                keys.insert(did, service.temporaryKey(did));
+        }
+        demo = startDemo(service.listenUrl(), std::move(keys));
+    }
     SignalWatcher watcher;
-    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &app,
-                     [&service] { service.shutdown([] { QCoreApplication::exit(0); }); });
+    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &app, [&] {
+        stopDemo(demo);
+        service.shutdown([] { QCoreApplication::exit(0); });
+    });
     return QCoreApplication::exec();
+}
+
+int runWindow(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    identify(app);
+    app.setWindowIcon(QIcon(QStringLiteral(":/leasehold/leasehold.svg")));
+    app.setDesktopFileName(QStringLiteral("leasehold"));
+    const ParsedOptions parsed = parseOptions(QCoreApplication::arguments());
+    if (!parsed.options)
+        return parsed.exitCode;
+
+    EngineThread engine(*parsed.options);
+    if (const int code = engine.start(); code != 0)
+        return code;
+    const QString operatorDid =
+        QStringLiteral("did:op:") + qEnvironmentVariable("USER", QStringLiteral("console"));
+    Service::ConsoleEnds ends;
+    QString url;
+    QHash<QString, QByteArray> keys;
+    engine.call([&](Service &s) {
+        ends = s.attachConsole(operatorDid);
+        url = s.listenUrl();
+        if (parsed.options->demo && !s.open()) {
+            for (const QString &did : DemoTraffic::agents())
+                keys.insert(did, s.temporaryKey(did));
+        }
+    });
+
+    EngineLink link(ends.feed, ends.commands);
+    MainWindow window(&link);
+    window.show();
+    std::unique_ptr<QThread> demo;
+    if (parsed.options->demo)
+        demo = startDemo(url, std::move(keys));
+
+    SignalWatcher watcher;
+    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &window, &QWidget::close);
+    const int code = QApplication::exec();
+    stopDemo(demo);
+    engine.stop();
+    return code;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    const bool informational =
+        hasArgument(argc, argv, {"--help", "-h", "--help-all", "--version", "-v"});
+    if (hasArgument(argc, argv, {"--headless"}) || informational)
+        return runHeadless(argc, argv);
+    if (!displayAvailable()) {
+        QTextStream(stderr) << "leasehold: no display; running headless (the console needs X11 or "
+                               "Wayland)\n";
+        return runHeadless(argc, argv);
+    }
+    return runWindow(argc, argv);
 }

@@ -15,9 +15,9 @@ ParsedOptions parseOptions(const QStringList &arguments)
     parser.setApplicationDescription(
         QStringLiteral("Leasehold: an operator console and lease engine that keeps a fleet of AI "
                        "agents from changing the same thing at once.\n\n"
-                       "This build carries the lease engine only: the HTTP service (REST and "
-                       "MCP) runs in this build; the console window does not yet, so the window "
-                       "mode runs headless too."));
+                       "Agents ask over REST (/api/v1/acp/coordination) and MCP (/mcp) on one "
+                       "port; the window shows holders, queues, deadlocks and trust, and pulls "
+                       "the levers. Without a display it runs headless."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption headless(QStringLiteral("headless"),
@@ -45,8 +45,7 @@ ParsedOptions parseOptions(const QStringList &arguments)
                                     QStringLiteral("FILE"));
     const QCommandLineOption demo(
         QStringLiteral("demo"),
-        QStringLiteral("Drive simulated agents so every view is alive (arrives with "
-                       "the console; refused by this build)."));
+        QStringLiteral("Drive simulated agents over loopback HTTP so every view is alive."));
     parser.addOptions({headless, port, bind, open, keys, workspace, dataDir, config, demo});
 
     ParsedOptions result;
@@ -106,12 +105,6 @@ ParsedOptions parseOptions(const QStringList &arguments)
     o.headless = parser.isSet(headless);
     o.open = o.open || parser.isSet(open);
     o.demo = parser.isSet(demo);
-    if (o.demo) {
-        QTextStream(stderr) << "leasehold: --demo arrives with the console window and is not part "
-                               "of this build\n";
-        result.exitCode = 2;
-        return result;
-    }
     if (parser.isSet(port)) {
         bool ok = false;
         const uint portValue = parser.value(port).toUInt(&ok);

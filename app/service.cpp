@@ -1,5 +1,7 @@
 #include "service.h"
 
+#include "consolecommands.h"
+#include "consolefeed.h"
 #include "enginehost.h"
 #include "httpfront.h"
 #include "keystore.h"
@@ -120,6 +122,11 @@ int Service::start()
         err << "leasehold: " << error << "\n";
         return 2;
     }
+    // Keys minted while running (console, ctl keys add) are kept as digests in the store.
+    for (const StoredKey &k : stored->keys)
+        keys->addDigest(
+            QByteArray::fromHex(QByteArray::fromStdString(k.digestHex)),
+            {QString::fromStdString(k.did), k.role == "admin" ? Role::Admin : Role::Agent});
 
     HttpFront::Options front;
     front.open = m_options.open;
@@ -136,8 +143,44 @@ int Service::start()
     const QString host = address.protocol() == QAbstractSocket::IPv6Protocol
                              ? "[" + address.toString() + "]"
                              : address.toString();
-    QTextStream(stdout) << "listening http://" << host << ":" << port << Qt::endl;
+    m_url = QStringLiteral("http://%1:%2").arg(host).arg(port);
+    QTextStream(stdout) << "listening " << m_url << Qt::endl;
     return 0;
+}
+
+Service::ConsoleEnds Service::attachConsole(const QString &operatorDid)
+{
+    if (!m_feed) {
+        auto facts = [this] {
+            ServiceFacts f;
+            const RequestStats::Gauges g = m_front->gauges();
+            f.listenUrl = m_url;
+            f.open = m_options.open;
+            f.workspace = !m_options.workspace.isEmpty();
+            f.strict = f.workspace && g.liveAgents > 1;
+            f.liveAgents = g.liveAgents;
+            f.mcpSessions = g.mcpSessions;
+            f.openConnections = g.openConnections;
+            f.store = m_host->store() != nullptr;
+            if (f.store)
+                f.storeStats = m_host->store()->stats();
+            f.requests = m_front->stats().count();
+            f.requestSeconds = m_front->stats().totalSeconds();
+            f.keysByAgent = m_front->keys().keysByAgent();
+            return f;
+        };
+        m_feed = std::make_unique<ConsoleFeed>(*m_host, facts);
+        auto minter = [this](const QString &did, QString *error) {
+            return m_front->mintKey(did, Role::Agent, error);
+        };
+        m_commands = std::make_unique<ConsoleCommands>(*m_host, operatorDid, minter);
+    }
+    return {m_feed.get(), m_commands.get()};
+}
+
+QByteArray Service::temporaryKey(const QString &did)
+{
+    return m_front->temporaryKey(did);
 }
 
 void Service::shutdown(std::function<void()> done)

@@ -8,6 +8,8 @@
 #include <memory>
 
 namespace leasehold {
+class ConsoleCommands;
+class ConsoleFeed;
 class EngineHost;
 class HttpFront;
 class SqliteStore;
@@ -31,6 +33,20 @@ public:
     // answers to the kernel, then calls `done`.
     void shutdown(std::function<void()> done);
 
+    // The console's ends on this thread: a feed of coalesced frames and the levers, acting as
+    // `operatorDid`. Created on the first call. Requires: start() returned 0.
+    struct ConsoleEnds
+    {
+        leasehold::ConsoleFeed *feed = nullptr;
+        leasehold::ConsoleCommands *commands = nullptr;
+    };
+    ConsoleEnds attachConsole(const QString &operatorDid);
+
+    QString listenUrl() const { return m_url; }
+    bool open() const { return m_options.open; }
+    // A key for `did` accepted until the process ends and never stored (--demo's agents).
+    QByteArray temporaryKey(const QString &did);
+
 private:
     bool loadKeys(class QString *error);
 
@@ -38,4 +54,7 @@ private:
     std::unique_ptr<leasehold::SqliteStore> m_store; // outlives the host, which writes to it
     std::unique_ptr<leasehold::EngineHost> m_host;
     std::unique_ptr<leasehold::HttpFront> m_front;
+    std::unique_ptr<leasehold::ConsoleFeed> m_feed;
+    std::unique_ptr<leasehold::ConsoleCommands> m_commands;
+    QString m_url;
 };

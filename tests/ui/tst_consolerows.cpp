@@ -1,0 +1,185 @@
+// The console's views as functions of frames: a real engine with a manual clock makes the
+// snapshots and ledger events, ConsoleState takes them in, and each view's rows and the
+// incidents are checked against what the engine did.
+
+#include "../core/enginetest.h"
+#include "consolerows.h"
+#include "consolestate.h"
+
+#include <QTest>
+
+using namespace leasehold;
+using namespace leasehold::test;
+using namespace consolerows;
+
+class TestConsoleRows : public QObject, private EngineFixture
+{
+    Q_OBJECT
+
+private slots:
+    void init()
+    {
+        reset();
+        m_taken = 0;
+    }
+    void cleanup() { finish(); }
+
+    void holdersShowEveryLease();
+    void deadlockRefusalIsRememberedWithItsCycle();
+    void expiryIsAnIncidentAndMarksTrust();
+    void queueShowsParkedWaitsAndWants();
+    void pinsAndAgentsFollowTheEngine();
+    void ratesAreMeasuredOverASecond();
+
+private:
+    // A frame of the engine as it is now, carrying the events recorded since the last one.
+    ConsoleFramePtr frame(ServiceFacts facts = {})
+    {
+        auto f = std::make_shared<ConsoleFrame>();
+        f->number = ++m_frames;
+        f->snapshot = m_engine->snapshot();
+        f->events.assign(m_listener.events.begin() + std::ptrdiff_t(m_taken),
+                         m_listener.events.end());
+        m_taken = m_listener.events.size();
+        f->facts = std::move(facts);
+        return f;
+    }
+    std::uint64_t m_frames = 0;
+    std::size_t m_taken = 0;
+};
+
+void TestConsoleRows::holdersShowEveryLease()
+{
+    const Grant a = grantOf(m_engine->acquire(req("did:agent:a", {"src/a.cpp"})));
+    m_engine->acquire(req("did:agent:b", {"lock:deploy/production"}, Mode::Write, 0, 60'000));
+    ConsoleState state;
+    state.absorb(frame());
+    const std::vector<TableRow> rows = holderRows(state);
+    QCOMPARE(rows.size(), 2u);
+    const TableRow &first =
+        rows[0].key == QString::fromStdString(a.leases[0].leaseId) ? rows[0] : rows[1];
+    QCOMPARE(first.values[HolderAgent].toString(), QStringLiteral("did:agent:a"));
+    QCOMPARE(first.values[HolderResource].toString(), QStringLiteral("fs:src/a.cpp"));
+    QCOMPARE(first.values[HolderToken].toULongLong(), a.leases[0].token);
+    QCOMPARE(first.values[HolderLeaseId].toString(), first.key);
+    QCOMPARE(first.values.size(), holderColumns().size());
+}
+
+void TestConsoleRows::deadlockRefusalIsRememberedWithItsCycle()
+{
+    m_engine->acquire(req("did:agent:left", {"src/parser.cpp"}));
+    m_engine->acquire(req("did:agent:right", {"src/lexer.cpp"}));
+    m_engine->acquire(req("did:agent:left", {"src/lexer.cpp"})); // refused: a want
+    const AcquireResult r =
+        m_engine->acquire(req("did:agent:right", {"src/parser.cpp"}, Mode::Write, 5000));
+    QCOMPARE(refusalOf(r).reason, RefusalReason::Deadlock);
+
+    ConsoleState state;
+    const std::vector<Incident> incidents = state.absorb(frame());
+    QCOMPARE(incidents.size(), 1u);
+    QCOMPARE(incidents[0].kind, Incident::Kind::Deadlock);
+    QVERIFY(incidents[0].text.contains(QLatin1String("did:agent:left")));
+    QCOMPARE(state.deadlocks().size(), 1u);
+    const DeadlockRecord &d = state.deadlocks().front();
+    QCOMPARE(d.agent, QStringLiteral("did:agent:right"));
+    QCOMPARE(d.resource, QStringLiteral("fs:src/parser.cpp"));
+    QCOMPARE(d.holder, QStringLiteral("did:agent:left"));
+    QCOMPARE(d.waitingOn, QStringLiteral("fs:src/lexer.cpp"));
+    QCOMPARE(d.cycle,
+             QStringLiteral("did:agent:right \u2192 did:agent:left \u2192 did:agent:right"));
+    const std::vector<TableRow> rows = deadlockRows(state);
+    QCOMPARE(rows.size(), 1u);
+    QCOMPARE(rows[0].mark, RowMark::Incident);
+    // A later frame without new events keeps the record but raises nothing new.
+    QCOMPARE(state.absorb(frame()).size(), 0u);
+    QCOMPARE(deadlockRows(state).size(), 1u);
+}
+
+void TestConsoleRows::expiryIsAnIncidentAndMarksTrust()
+{
+    m_engine->acquire(req("did:agent:flaky", {"build/cache"}, Mode::Write, 0, 6000));
+    ConsoleState state;
+    state.absorb(frame());
+    QCOMPARE(trustRows(state).at(0).mark, RowMark::None);
+    m_clock.advance(6000);
+    m_engine->expireDue();
+    const std::vector<Incident> incidents = state.absorb(frame());
+    QCOMPARE(incidents.size(), 1u);
+    QCOMPARE(incidents[0].kind, Incident::Kind::Expiry);
+    QCOMPARE(incidents[0].resource, QStringLiteral("fs:build/cache"));
+    const std::vector<TableRow> trust = trustRows(state);
+    QCOMPARE(trust.size(), 1u);
+    QCOMPARE(trust[0].mark, RowMark::Incident);
+    QVERIFY(trust[0].values[2].toDouble() < 0); // the trend shows the fall
+    QCOMPARE(trust[0].values[4].toULongLong(), 1ULL);
+    // A minute later the mark is gone, the expiry is still counted.
+    m_clock.advance(61'000);
+    state.absorb(frame());
+    QCOMPARE(trustRows(state).at(0).mark, RowMark::None);
+}
+
+void TestConsoleRows::queueShowsParkedWaitsAndWants()
+{
+    m_engine->acquire(req("did:agent:a", {"src/main.rs"}));
+    m_engine->acquire(req("did:agent:b", {"src/main.rs"}, Mode::Write, 10'000)); // parked
+    m_engine->acquire(req("did:agent:c", {"src/main.rs"}));                      // a want
+    ConsoleState state;
+    state.absorb(frame());
+    std::vector<TableRow> rows = queueRows(state);
+    QCOMPARE(rows.size(), 2u);
+    std::map<QString, QString> kindByAgent;
+    for (const TableRow &r : rows) {
+        kindByAgent[r.values[0].toString()] = r.values[3].toString();
+        QCOMPARE(r.values[4].toString(), QStringLiteral("did:agent:a")); // waiting for
+    }
+    QCOMPARE(kindByAgent[QStringLiteral("did:agent:b")], QStringLiteral("parked"));
+    QCOMPARE(kindByAgent[QStringLiteral("did:agent:c")], QStringLiteral("wants"));
+    m_engine->release("did:agent:a", {});
+    state.absorb(frame());
+    rows = queueRows(state);
+    QCOMPARE(rows.size(), 1u); // b was granted; c still wants it (now held by b)
+    QCOMPARE(rows[0].values[4].toString(), QStringLiteral("did:agent:b"));
+    m_engine->release("did:agent:b", {});
+}
+
+void TestConsoleRows::pinsAndAgentsFollowTheEngine()
+{
+    const Grant g = grantOf(m_engine->acquire(req("did:agent:a", {"src/a.cpp"})));
+    const PinResult pin = m_engine->pin("did:agent:a", g.leases[0].leaseId);
+    ServiceFacts facts;
+    facts.keysByAgent = {{"did:agent:a", 2}};
+    ConsoleState state;
+    state.absorb(frame(facts));
+    const std::vector<TableRow> pins = pinRows(state);
+    QCOMPARE(pins.size(), 1u);
+    QCOMPARE(pins[0].key, QString::fromStdString(std::get<PinInfo>(pin).pinId));
+    const std::vector<TableRow> agents = agentRows(state);
+    QCOMPARE(agents.size(), 1u);
+    QCOMPARE(agents[0].values[AgentLeases].toInt(), 1);
+    QCOMPARE(agents[0].values[AgentKeys].toInt(), 2);
+    m_engine->suspend("did:op:alice", "did:agent:a", true);
+    state.absorb(frame(facts));
+    QCOMPARE(agentRows(state).at(0).values[AgentSuspended].toBool(), true);
+    QCOMPARE(agentRows(state).at(0).mark, RowMark::Attention);
+}
+
+void TestConsoleRows::ratesAreMeasuredOverASecond()
+{
+    ConsoleState state;
+    state.absorb(frame());
+    for (int i = 0; i < 30; ++i) {
+        m_engine->acquire(req("did:agent:a", {"src/f" + std::to_string(i)}));
+        m_engine->acquire(req("did:agent:b", {"src/f" + std::to_string(i)})); // refused
+    }
+    m_clock.advance(500);
+    state.absorb(frame());
+    QCOMPARE(state.grantRate(), 0.0); // not a second yet
+    m_clock.advance(1000);
+    state.absorb(frame());
+    QCOMPARE(state.grantRate(), 20.0); // 30 grants over 1.5 s
+    QCOMPARE(state.refusalRate(), 20.0);
+    m_engine->release("did:agent:a", {});
+}
+
+QTEST_MAIN(TestConsoleRows)
+#include "tst_consolerows.moc"

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QDialog>
+
+class EngineLink;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+
+// "Connect an agent": mints a key for a DID (or, with --open, none is needed) and shows
+// ready-to-paste client configuration - Claude Code's `claude mcp add`, a generic JSON
+// mcpServers entry and a curl request - each with a copy button. The key is shown only here,
+// once; the service keeps only its digest.
+//
+// Thread: the UI thread.
+class ConnectAgentDialog : public QDialog
+{
+    Q_OBJECT
+
+public:
+    ConnectAgentDialog(EngineLink *link, const QString &listenUrl, bool open,
+                       QWidget *parent = nullptr);
+
+    QString key() const { return m_key; }
+    QString snippet(const QString &name) const; // "claude", "json", "curl"
+
+    static QString claudeCommand(const QString &url, const QString &header);
+    static QString jsonConfig(const QString &url, const QString &headerName,
+                              const QString &headerValue);
+    static QString curlExample(const QString &url, const QString &header, const QString &did);
+
+private:
+    void mint();
+    void onMinted(const QString &did, const QString &key, const QString &error);
+    void showSnippets(const QString &did);
+    QPlainTextEdit *snippetBox(const QString &name, const QString &title,
+                               class QVBoxLayout *layout);
+
+    EngineLink *m_link;
+    QString m_url;
+    bool m_open;
+    QString m_key;
+    QLineEdit *m_did;
+    QPushButton *m_mint;
+    QLabel *m_status;
+};

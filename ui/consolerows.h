@@ -1,0 +1,58 @@
+#pragma once
+
+#include "consolestate.h"
+#include "tablerow.h"
+
+#include <vector>
+
+// The console's tables: for each view its columns, and its rows built from the latest frame
+// (and what ConsoleState remembers). Pure functions of their input, so each view is tested by
+// feeding frames.
+namespace consolerows {
+
+// Column positions the levers read.
+enum HolderColumn {
+    HolderResource,
+    HolderAgent,
+    HolderMode,
+    HolderToken,
+    HolderGranted,
+    HolderExpires,
+    HolderTtl,
+    HolderPins,
+    HolderState,
+    HolderLeaseId
+};
+enum AgentColumn {
+    AgentDid,
+    AgentLastSeen,
+    AgentSessions,
+    AgentLeases,
+    AgentWaits,
+    AgentTrust,
+    AgentSuspended,
+    AgentKeys
+};
+
+std::vector<TableColumn> holderColumns();
+std::vector<TableRow> holderRows(const ConsoleState &state);
+
+std::vector<TableColumn> queueColumns();
+std::vector<TableRow> queueRows(const ConsoleState &state);
+
+std::vector<TableColumn> deadlockColumns();
+std::vector<TableRow> deadlockRows(const ConsoleState &state);
+
+std::vector<TableColumn> trustColumns();
+std::vector<TableRow> trustRows(const ConsoleState &state);
+
+std::vector<TableColumn> pinColumns();
+std::vector<TableRow> pinRows(const ConsoleState &state);
+
+std::vector<TableColumn> agentColumns();
+std::vector<TableRow> agentRows(const ConsoleState &state);
+
+// The agent a row of any view is about (its first agent column), for the holder levers.
+int agentColumnOf(const std::vector<TableColumn> &columns);
+
+} // namespace consolerows

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "consoleframe.h"
+
+#include <QString>
+
+#include <deque>
+#include <map>
+#include <vector>
+
+// Something an operator should hear about at once.
+struct Incident
+{
+    enum class Kind { Deadlock, Expiry, Suspension };
+    Kind kind = Kind::Deadlock;
+    QString agent;    // who was refused, whose lease expired, who was suspended
+    QString resource; // empty for a suspension
+    QString text;     // one sentence for a notification
+    std::int64_t at = 0;
+    std::uint64_t seq = 0;
+};
+
+// A deadlock refusal as the ledger recorded it, with the cycle it would have closed.
+struct DeadlockRecord
+{
+    std::uint64_t seq = 0;
+    std::int64_t at = 0;
+    QString agent;     // the agent refused
+    QString resource;  // what it asked for
+    QString holder;    // who holds it
+    QString waitingOn; // what the holder itself waits for
+    QString cycle;     // "a -> b -> a"
+};
+
+// What the console remembers across frames: the latest frame, recent deadlock refusals, recent
+// expiries by agent, and trust samples for the trend column. Fed one frame at a time.
+//
+// Thread: the UI thread.
+class ConsoleState
+{
+public:
+    // Takes in `frame`; returns the incidents its events carry, oldest first.
+    std::vector<Incident> absorb(leasehold::ConsoleFramePtr frame);
+
+    const leasehold::ConsoleFrame *frame() const { return m_frame.get(); }
+    const std::deque<DeadlockRecord> &deadlocks() const { return m_deadlocks; }
+    // The latest expiry of one of `did`'s leases (0: none remembered).
+    std::int64_t lastExpiry(const std::string &did) const;
+    // How far `did`'s trust moved over about the last minute.
+    double trustTrend(const std::string &did, double now) const;
+    // Grants and refusals per second over the last second or so.
+    double grantRate() const { return m_grantRate; }
+    double refusalRate() const { return m_refusalRate; }
+
+    static constexpr std::size_t kDeadlockMemory = 200;
+    static constexpr std::int64_t kTrendWindowMs = 60'000;
+
+private:
+    leasehold::ConsoleFramePtr m_frame;
+    std::deque<DeadlockRecord> m_deadlocks; // newest last
+    std::map<std::string, std::int64_t> m_lastExpiry;
+    // (time, did -> score), one sample every few seconds, newest last
+    std::deque<std::pair<std::int64_t, std::map<std::string, double>>> m_trust;
+    std::int64_t m_rateBaseAt = 0;
+    leasehold::Counters m_rateBase;
+    double m_grantRate = 0;
+    double m_refusalRate = 0;
+};

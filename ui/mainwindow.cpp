@@ -1,0 +1,287 @@
+// MainWindow: layout, frames, status bar and settings. The levers are in mainwindow_levers.cpp.
+
+#include "mainwindow.h"
+
+#include "consolerows.h"
+#include "enginelink.h"
+#include "incidentnotifier.h"
+#include "ledgerfilterproxy.h"
+#include "ledgermodel.h"
+#include "overviewpage.h"
+#include "snapshottablemodel.h"
+#include "tablepage.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
+
+using namespace leasehold;
+
+MainWindow::MainWindow(EngineLink *link, QWidget *parent)
+    : QMainWindow(parent)
+    , m_link(link)
+    , m_nav(new QListWidget(this))
+    , m_stack(new QStackedWidget(this))
+    , m_overview(new OverviewPage(this))
+    , m_ledger(new LedgerModel(10'000, this))
+    , m_ledgerFilter(new LedgerFilterProxy(this))
+    , m_notifier(new IncidentNotifier(this))
+    , m_banner(new QLabel(this))
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowTitle(QStringLiteral("Leasehold"));
+    m_confirm = [this](const QString &title, const QString &text) {
+        return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::Cancel,
+                                     QMessageBox::Cancel) == QMessageBox::Yes;
+    };
+    buildViews();
+    buildActions();
+    buildStatusBar();
+
+    connect(m_link, &EngineLink::frameArrived, this, &MainWindow::applyFrame);
+    connect(m_link, &EngineLink::leverDone, this, [this](const QString &summary) {
+        m_lever->setText(summary);
+        statusBar()->showMessage(summary, 8000);
+    });
+    connect(m_link, &EngineLink::exportFinished, this,
+            [this](const QString &path, qint64 events, const QString &error) {
+                statusBar()->showMessage(
+                    error.isEmpty()
+                        ? tr("Exported %n ledger event(s) to %1", nullptr, int(events)).arg(path)
+                        : tr("Export to %1 failed: %2").arg(path, error),
+                    10'000);
+            });
+    connect(m_notifier, &IncidentNotifier::notified, this,
+            [this](const QString &title, const QString &text) {
+                if (!m_notifier->usesTray())
+                    showBanner(title, text);
+            });
+    m_clock.setInterval(1000);
+    connect(&m_clock, &QTimer::timeout, this, &MainWindow::tick);
+    m_clock.start();
+    m_bannerTimer.setSingleShot(true);
+    m_bannerTimer.setInterval(10'000);
+    connect(&m_bannerTimer, &QTimer::timeout, m_banner, &QLabel::hide);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!settings.contains(QStringLiteral("window/geometry")))
+        resize(1280, 800);
+    m_nav->setCurrentRow(settings.value(QStringLiteral("window/view"), 0).toInt());
+    m_link->requestFrame();
+}
+
+MainWindow::~MainWindow() = default;
+
+TablePage *MainWindow::addTable(const QString &name, SnapshotTableModel *model)
+{
+    auto *page = new TablePage(name, model, nullptr, m_stack);
+    m_pages << page;
+    m_models << model;
+    m_stack->addWidget(page);
+    m_nav->addItem(name);
+    return page;
+}
+
+void MainWindow::buildViews()
+{
+    using namespace consolerows;
+    m_nav->setObjectName(QStringLiteral("views"));
+    m_nav->addItem(tr("Overview"));
+    m_stack->addWidget(m_overview);
+    addTable(tr("Holders"), new SnapshotTableModel(holderColumns(), this));
+    addTable(tr("Queue"), new SnapshotTableModel(queueColumns(), this));
+    addTable(tr("Deadlocks"), new SnapshotTableModel(deadlockColumns(), this));
+    addTable(tr("Trust"), new SnapshotTableModel(trustColumns(), this));
+    addTable(tr("Pins"), new SnapshotTableModel(pinColumns(), this));
+    addTable(tr("Agents"), new SnapshotTableModel(agentColumns(), this));
+
+    // The ledger: newest first, with its own three filters.
+    auto *ledgerPage = new TablePage(tr("Ledger"), m_ledger, m_ledgerFilter, m_stack);
+    auto *agent = new QLineEdit(ledgerPage);
+    agent->setObjectName(QStringLiteral("agentFilter"));
+    agent->setPlaceholderText(tr("Agent…"));
+    agent->setClearButtonEnabled(true);
+    auto *resource = new QLineEdit(ledgerPage);
+    resource->setObjectName(QStringLiteral("resourceFilter"));
+    resource->setPlaceholderText(tr("Resource…"));
+    resource->setClearButtonEnabled(true);
+    auto *kind = new QComboBox(ledgerPage);
+    kind->setObjectName(QStringLiteral("kindFilter"));
+    kind->addItem(tr("All kinds"), QString());
+    for (int k = int(EventKind::Granted); k <= int(EventKind::WorkspaceMutation); ++k)
+        kind->addItem(LedgerModel::shortKind(EventKind(k)), LedgerModel::shortKind(EventKind(k)));
+    ledgerPage->bar()->insertWidget(0, agent, 1);
+    ledgerPage->bar()->insertWidget(1, resource, 1);
+    ledgerPage->bar()->insertWidget(2, kind);
+    connect(agent, &QLineEdit::textChanged, m_ledgerFilter, &LedgerFilterProxy::setAgent);
+    connect(resource, &QLineEdit::textChanged, m_ledgerFilter, &LedgerFilterProxy::setResource);
+    connect(kind, &QComboBox::currentIndexChanged, this,
+            [this, kind] { m_ledgerFilter->setKind(kind->currentData().toString()); });
+    m_pages << ledgerPage;
+    m_stack->addWidget(ledgerPage);
+    m_nav->addItem(tr("Ledger"));
+
+    m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 48);
+    connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
+
+    m_banner->setObjectName(QStringLiteral("banner"));
+    m_banner->setWordWrap(true);
+    m_banner->setMargin(8);
+    m_banner->setAutoFillBackground(true);
+    QPalette warn = m_banner->palette();
+    warn.setColor(QPalette::Window, QColor(200, 60, 50));
+    warn.setColor(QPalette::WindowText, Qt::white);
+    m_banner->setPalette(warn);
+    m_banner->hide();
+
+    auto *central = new QWidget(this);
+    auto *column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(m_banner);
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_nav);
+    row->addWidget(m_stack, 1);
+    column->addLayout(row, 1);
+    setCentralWidget(central);
+}
+
+void MainWindow::buildStatusBar()
+{
+    auto label = [this](const char *name) {
+        auto *l = new QLabel(this);
+        l->setObjectName(QLatin1String(name));
+        statusBar()->addPermanentWidget(l);
+        return l;
+    };
+    m_lever = new QLabel(this);
+    m_lever->setObjectName(QStringLiteral("leverStatus"));
+    statusBar()->addWidget(m_lever, 1);
+    m_address = label("address");
+    m_mode = label("mode");
+    m_strict = label("strict");
+    m_live = label("live");
+    m_latency = label("latency");
+}
+
+void MainWindow::showView(const QString &name)
+{
+    for (int i = 0; i < m_nav->count(); ++i) {
+        if (m_nav->item(i)->text() == name)
+            m_nav->setCurrentRow(i);
+    }
+}
+
+TablePage *MainWindow::page(const QString &name) const
+{
+    for (TablePage *p : m_pages) {
+        if (p->name() == name)
+            return p;
+    }
+    return nullptr;
+}
+
+SnapshotTableModel *MainWindow::model(const QString &name) const
+{
+    TablePage *p = page(name);
+    const int at = p ? int(m_pages.indexOf(p)) : -1;
+    return at >= 0 && at < m_models.size() ? m_models.at(at) : nullptr;
+}
+
+std::int64_t MainWindow::engineNow() const
+{
+    const ConsoleFrame *f = m_state.frame();
+    return f ? f->snapshot.at + (m_sinceFrame.isValid() ? m_sinceFrame.elapsed() : 0) : 0;
+}
+
+void MainWindow::applyFrame(ConsoleFramePtr frame)
+{
+    m_sinceFrame.start();
+    ++m_frames;
+    const std::vector<Incident> incidents = m_state.absorb(frame);
+    using namespace consolerows;
+    const std::int64_t now = frame->snapshot.at;
+    const std::vector<std::vector<TableRow> (*)(const ConsoleState &)> builders = {
+        holderRows, queueRows, deadlockRows, trustRows, pinRows, agentRows};
+    for (int i = 0; i < int(builders.size()); ++i) {
+        m_models[i]->setNow(now);
+        m_models[i]->apply(builders[std::size_t(i)](m_state));
+    }
+    m_ledger->append(frame->events);
+    m_ledger->setNow(now);
+    m_overview->showState(m_state);
+    m_notifier->report(incidents);
+    updateStatus();
+}
+
+void MainWindow::tick()
+{
+    if (!m_state.frame())
+        return;
+    const std::int64_t now = engineNow();
+    for (SnapshotTableModel *m : m_models)
+        m->setNow(now);
+    m_ledger->setNow(now);
+    m_overview->sample(m_state);
+}
+
+void MainWindow::updateStatus()
+{
+    const ConsoleFrame *f = m_state.frame();
+    const ServiceFacts &s = f->facts;
+    m_address->setText(tr("Listening %1").arg(s.listenUrl));
+    m_mode->setText(s.open ? tr("open (agents name themselves)") : tr("keyed"));
+    m_strict->setText(!s.workspace ? tr("no workspace")
+                      : s.strict   ? tr("strict: writes need a lease")
+                                   : tr("workspace: relaxed"));
+    m_live->setText(tr("%n live agent(s)", nullptr, s.liveAgents));
+    const double perRequest = s.requests ? 1000.0 * s.requestSeconds / double(s.requests) : 0;
+    m_latency->setText(
+        tr("engine %1 ms/request, lag %2 ms%3")
+            .arg(perRequest, 0, 'f', 2)
+            .arg(s.engineLoopLagMs)
+            .arg(s.store && s.storeStats.droppedEvents
+                     ? tr(", %1 ledger events not stored").arg(s.storeStats.droppedEvents)
+                     : QString()));
+    if (m_pauseAction && m_pauseAction->isChecked() != f->snapshot.paused) {
+        const QSignalBlocker block(m_pauseAction);
+        m_pauseAction->setChecked(f->snapshot.paused);
+    }
+    setWindowTitle(f->snapshot.paused ? tr("Leasehold — admissions paused")
+                                      : QStringLiteral("Leasehold"));
+}
+
+void MainWindow::showBanner(const QString &title, const QString &text)
+{
+    m_banner->setText(
+        QStringLiteral("<b>%1</b> — %2").arg(title.toHtmlEscaped(), text.toHtmlEscaped()));
+    m_banner->show();
+    m_bannerTimer.start();
+}
+
+QString MainWindow::bannerText() const
+{
+    return m_banner->isHidden() ? QString() : m_banner->text();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/view"), m_nav->currentRow());
+    event->accept();
+}

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "consolestate.h"
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QTimer>
+
+#include <functional>
+
+class EngineLink;
+class IncidentNotifier;
+class LedgerFilterProxy;
+class LedgerModel;
+class OverviewPage;
+class QLabel;
+class QListWidget;
+class QStackedWidget;
+class SnapshotTableModel;
+class TablePage;
+
+// The operator console: an overview and one view each for holders, the queue, deadlocks,
+// trust, pins, agents and the ledger; levers in a toolbar, context menus and shortcuts; a
+// status bar with the service's address, mode and health. It shows what frames tell it and
+// acts only through the EngineLink; it never blocks on the engine.
+//
+// Thread: the UI thread.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    // Asks the operator; returns true to go ahead. Tests replace it.
+    using Confirm = std::function<bool(const QString &title, const QString &text)>;
+
+    MainWindow(EngineLink *link, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    void setConfirm(Confirm confirm) { m_confirm = std::move(confirm); }
+    // Selects view `name` ("Overview", "Holders", ... "Ledger").
+    void showView(const QString &name);
+    TablePage *page(const QString &name) const;
+    SnapshotTableModel *model(const QString &name) const;
+    LedgerModel *ledgerModel() const { return m_ledger; }
+    LedgerFilterProxy *ledgerFilter() const { return m_ledgerFilter; }
+    OverviewPage *overview() const { return m_overview; }
+    IncidentNotifier *notifier() const { return m_notifier; }
+    const ConsoleState &state() const { return m_state; }
+    QString bannerText() const;
+    std::uint64_t framesApplied() const { return m_frames; }
+
+    // The levers, acting on the current view's selection.
+    void releaseSelectedLeases();
+    void releaseSelectedHolders();
+    void releaseAll();
+    void togglePaused();
+    void suspendSelected(bool suspended);
+    void connectAgent();
+    void exportLedger();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildViews();
+    void buildActions();
+    void buildStatusBar();
+    void applyFrame(leasehold::ConsoleFramePtr frame);
+    void tick();
+    void updateStatus();
+    void showBanner(const QString &title, const QString &text);
+    QStringList selectedAgents() const;
+    TablePage *addTable(const QString &name, SnapshotTableModel *model);
+    std::int64_t engineNow() const;
+
+    EngineLink *m_link;
+    ConsoleState m_state;
+    Confirm m_confirm;
+    QListWidget *m_nav;
+    QStackedWidget *m_stack;
+    OverviewPage *m_overview;
+    QList<TablePage *> m_pages;
+    QList<SnapshotTableModel *> m_models;
+    LedgerModel *m_ledger;
+    LedgerFilterProxy *m_ledgerFilter;
+    IncidentNotifier *m_notifier;
+    QLabel *m_banner;
+    QTimer m_bannerTimer;
+    QTimer m_clock; // once a second: relative times and the chart
+    QElapsedTimer m_sinceFrame;
+    std::uint64_t m_frames = 0;
+    QLabel *m_address, *m_mode, *m_strict, *m_live, *m_latency, *m_lever;
+    class QAction *m_pauseAction = nullptr;
+};
