@@ -165,7 +165,6 @@ Service::ConsoleEnds Service::attachConsole(const QString &operatorDid)
             if (f.store)
                 f.storeStats = m_host->store()->stats();
             f.requests = m_front->stats().count();
-            f.requestSeconds = m_front->stats().totalSeconds();
             f.keysByAgent = m_front->keys().keysByAgent();
             return f;
         };

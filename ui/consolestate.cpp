@@ -83,12 +83,15 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
     if (m_rateBaseAt == 0) {
         m_rateBaseAt = now.at;
         m_rateBase = now.counters;
+        m_requestBase = m_frame->facts.requests;
     } else if (now.at - m_rateBaseAt >= 1000) {
         const double seconds = double(now.at - m_rateBaseAt) / 1000.0;
         m_grantRate = double(now.counters.grants - m_rateBase.grants) / seconds;
         m_refusalRate = double(now.counters.refusalsTotal() - m_rateBase.refusalsTotal()) / seconds;
+        m_requestRate = double(m_frame->facts.requests - m_requestBase) / seconds;
         m_rateBaseAt = now.at;
         m_rateBase = now.counters;
+        m_requestBase = m_frame->facts.requests;
     }
     return incidents;
 }

@@ -51,6 +51,7 @@ public:
     // Grants and refusals per second over the last second or so.
     double grantRate() const { return m_grantRate; }
     double refusalRate() const { return m_refusalRate; }
+    double requestRate() const { return m_requestRate; }
 
     static constexpr std::size_t kDeadlockMemory = 200;
     static constexpr std::int64_t kTrendWindowMs = 60'000;
@@ -63,6 +64,8 @@ private:
     std::deque<std::pair<std::int64_t, std::map<std::string, double>>> m_trust;
     std::int64_t m_rateBaseAt = 0;
     leasehold::Counters m_rateBase;
+    std::uint64_t m_requestBase = 0;
+    double m_requestRate = 0;
     double m_grantRate = 0;
     double m_refusalRate = 0;
 };

@@ -1,5 +1,7 @@
 #include "incidentnotifier.h"
 
+#include "wording.h"
+
 #include <QGuiApplication>
 #include <QSystemTrayIcon>
 #include <QTimer>
@@ -49,7 +51,8 @@ void IncidentNotifier::flush()
     }
     QString text = first.text;
     if (m_pending.size() > 1)
-        text += tr(" (and %n more incident(s))", nullptr, int(m_pending.size() - 1));
+        text += tr(" (and %1 more)")
+                    .arg(leasehold::countOf(qint64(m_pending.size() - 1), "incident", "incidents"));
     if (m_tray)
         m_tray->showMessage(title, text, QSystemTrayIcon::Warning, 8000);
     emit notified(title, text, first.kind);

@@ -10,6 +10,7 @@
 #include "overviewpage.h"
 #include "snapshottablemodel.h"
 #include "tablepage.h"
+#include "wording.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -54,14 +55,16 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
         m_lever->setText(summary);
         statusBar()->showMessage(summary, 8000);
     });
-    connect(m_link, &EngineLink::exportFinished, this,
-            [this](const QString &path, qint64 events, const QString &error) {
-                statusBar()->showMessage(
-                    error.isEmpty()
-                        ? tr("Exported %n ledger event(s) to %1", nullptr, int(events)).arg(path)
-                        : tr("Export to %1 failed: %2").arg(path, error),
-                    10'000);
-            });
+    connect(
+        m_link, &EngineLink::exportFinished, this,
+        [this](const QString &path, qint64 events, const QString &error) {
+            statusBar()->showMessage(
+                error.isEmpty()
+                    ? tr("Exported %1 to %2")
+                          .arg(leasehold::countOf(events, "ledger event", "ledger events"), path)
+                    : tr("Export to %1 failed: %2").arg(path, error),
+                10'000);
+        });
     connect(m_notifier, &IncidentNotifier::notified, this,
             [this](const QString &title, const QString &text) {
                 if (!m_notifier->usesTray())
@@ -247,15 +250,18 @@ void MainWindow::updateStatus()
     m_strict->setText(!s.workspace ? tr("no workspace")
                       : s.strict   ? tr("strict: writes need a lease")
                                    : tr("workspace: relaxed"));
-    m_live->setText(tr("%n live agent(s)", nullptr, s.liveAgents));
-    const double perRequest = s.requests ? 1000.0 * s.requestSeconds / double(s.requests) : 0;
+    m_live->setText(leasehold::countOf(s.liveAgents, "live agent", "live agents"));
     m_latency->setText(
-        tr("engine %1 ms/request, lag %2 ms%3")
-            .arg(perRequest, 0, 'f', 2)
+        tr("%1 requests/s · engine lag %2 ms%3")
+            .arg(m_state.requestRate(), 0, 'f', 0)
             .arg(s.engineLoopLagMs)
             .arg(s.store && s.storeStats.droppedEvents
-                     ? tr(", %1 ledger events not stored").arg(s.storeStats.droppedEvents)
+                     ? tr(" · %1 not stored")
+                           .arg(leasehold::countOf(qint64(s.storeStats.droppedEvents),
+                                                   "ledger event", "ledger events"))
                      : QString()));
+    m_latency->setToolTip(tr("Engine lag: how late the engine thread ran its last scheduled "
+                             "publication; it grows when the engine is saturated."));
     if (m_pauseAction && m_pauseAction->isChecked() != f->snapshot.paused) {
         const QSignalBlocker block(m_pauseAction);
         m_pauseAction->setChecked(f->snapshot.paused);

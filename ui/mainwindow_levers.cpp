@@ -8,6 +8,7 @@
 #include "ledgermodel.h"
 #include "snapshottablemodel.h"
 #include "tablepage.h"
+#include "wording.h"
 
 #include <QAction>
 #include <QApplication>
@@ -150,8 +151,9 @@ void MainWindow::releaseAll()
         for (const LeaseInfo &l : f->snapshot.leases)
             holders.insert(l.holder);
     }
-    const QString text = tr("Release %n lease(s)", nullptr, int(leases)) +
-                         tr(" held by %n agent(s)?", nullptr, int(holders.size())) +
+    const QString text = tr("Release %1 held by %2?")
+                             .arg(leasehold::countOf(qint64(leases), "lease", "leases"),
+                                  leasehold::countOf(qint64(holders.size()), "agent", "agents")) +
                          tr(" Their holders are not told; the next fenced write with an old "
                             "token is refused.");
     if (m_confirm(tr("Release every lease"), text))

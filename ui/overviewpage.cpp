@@ -32,7 +32,7 @@ OverviewPage::OverviewPage(QWidget *parent)
     counter("grantRate", tr("Grants / s"), 1, 0);
     counter("refusalRate", tr("Refusals / s"), 1, 1);
     counter("expiries", tr("Expired without release"), 1, 2);
-    counter("agents", tr("Agents (live)"), 1, 3);
+    counter("agents", tr("Agents (live over MCP)"), 1, 3);
 
     m_grants->setName(tr("grants/s"));
     m_refusals->setName(tr("refusals/s"));

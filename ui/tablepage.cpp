@@ -1,6 +1,7 @@
 #include "tablepage.h"
 
 #include "snapshottablemodel.h"
+#include "wording.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -62,6 +63,16 @@ TablePage::TablePage(const QString &name, QAbstractItemModel *model, QSortFilter
     layout->addWidget(m_view, 1);
 
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &TablePage::updateCount);
+    // Columns fit the first rows shown (within bounds); after that the operator's widths stay.
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (m_sized)
+            return;
+        m_sized = true;
+        m_view->resizeColumnsToContents();
+        QHeaderView *header = m_view->horizontalHeader();
+        for (int c = 0; c < header->count(); ++c)
+            header->resizeSection(c, qBound(70, header->sectionSize(c) + 16, 360));
+    });
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &TablePage::updateCount);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &TablePage::updateCount);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &TablePage::updateCount);
@@ -72,7 +83,7 @@ void TablePage::updateCount()
 {
     const int shown = m_proxy->rowCount();
     const int all = m_model->rowCount();
-    m_count->setText(shown == all ? tr("%n row(s)", nullptr, all)
+    m_count->setText(shown == all ? leasehold::countOf(all, "row", "rows")
                                   : tr("%1 of %2").arg(shown).arg(all));
 }
 

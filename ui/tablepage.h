@@ -41,4 +41,5 @@ private:
     QLineEdit *m_filter;
     QLabel *m_count;
     QHBoxLayout *m_bar;
+    bool m_sized = false;
 };

@@ -2,6 +2,7 @@
 
 #include "enginehost.h"
 #include "ledgerformat.h"
+#include "wording.h"
 
 #include <QSaveFile>
 #include <QTimer>
@@ -50,14 +51,14 @@ void ConsoleCommands::releaseHolder(const QString &did)
     const int n = m_host.run([&](LeaseEngine &e) {
         return e.releaseHolder(m_operator.toStdString(), did.toStdString());
     });
-    announce(tr("Released %n lease(s) of %1", nullptr, n).arg(did));
+    announce(tr("Released %1 of %2").arg(countOf(n, "lease", "leases"), did));
 }
 
 void ConsoleCommands::releaseAll()
 {
     const int n =
         m_host.run([&](LeaseEngine &e) { return e.releaseAll(m_operator.toStdString()); });
-    announce(tr("Released all %n lease(s)", nullptr, n));
+    announce(tr("Released all %1").arg(countOf(n, "lease", "leases")));
 }
 
 void ConsoleCommands::setPaused(bool paused)
@@ -70,7 +71,7 @@ void ConsoleCommands::setSuspended(const QString &did, bool suspended)
 {
     m_host.run(
         [&](LeaseEngine &e) { e.suspend(m_operator.toStdString(), did.toStdString(), suspended); });
-    announce(suspended ? tr("Suspended %1: its leases were released and it is refused").arg(did)
+    announce(suspended ? tr("Suspended %1: it is refused until unsuspended").arg(did)
                        : tr("%1 may acquire again").arg(did));
 }
 

@@ -28,7 +28,6 @@ struct ServiceFacts
     bool store = false;
     StoreStats storeStats;
     std::uint64_t requests = 0;       // answered since start
-    double requestSeconds = 0;        // their total service time
     std::int64_t engineLoopLagMs = 0; // how late the engine thread ran the last publication
     std::map<std::string, int> keysByAgent;
 };

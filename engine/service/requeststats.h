@@ -31,7 +31,6 @@ public:
     void record(int status, double seconds);
     QByteArray prometheus(const Snapshot &snapshot, const Gauges &gauges) const;
     std::uint64_t count() const { return m_count; }
-    double totalSeconds() const { return m_sum; }
 
 private:
     static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,

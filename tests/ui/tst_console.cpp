@@ -1,0 +1,267 @@
+// The console against a running service: every lever reaches the engine (and release-all asks
+// first, saying how much it affects), filters narrow the views, incidents raise a banner, the
+// connect dialog's key works (also after a restart), and the ledger exports.
+
+#include "connectagentdialog.h"
+#include "consolerows.h"
+#include "consoletest.h"
+#include "incidentnotifier.h"
+#include "ledgerfilterproxy.h"
+#include "ledgermodel.h"
+#include "snapshottablemodel.h"
+#include "tablepage.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+
+using namespace consoletest;
+
+namespace {
+
+// Selects the row of `page` whose column `column` shows `text`; false when there is none.
+bool selectRow(TablePage *page, int column, const QString &text)
+{
+    QSortFilterProxyModel *proxy = page->proxy();
+    for (int r = 0; r < proxy->rowCount(); ++r) {
+        if (proxy->index(r, column).data(SnapshotTableModel::RawRole).toString() == text) {
+            page->view()->setFocus();
+            page->view()->selectRow(r);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool ledgerHas(const LedgerModel *m, leasehold::EventKind kind, const QString &actor)
+{
+    for (int r = 0; r < m->rowCount(); ++r) {
+        const leasehold::LedgerEvent &e = m->event(r);
+        if (e.kind == kind && QString::fromStdString(e.actorDid) == actor)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestConsole : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void leversReachTheEngine();
+    void releaseAllAsksFirst();
+    void pauseAndSuspendRefuseAgents();
+    void filtersNarrowTheViews();
+    void deadlockRaisesAnIncident();
+    void connectDialogKeyWorksAndSurvivesRestart();
+    void ledgerExports();
+};
+
+void TestConsole::leversReachTheEngine()
+{
+    ConsoleFixture f;
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/b.cpp")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status, 200);
+    SnapshotTableModel *holders = f.window->model(QStringLiteral("Holders"));
+    QTRY_COMPARE(holders->rowCount(), 3);
+
+    // Release one lease: select it in Holders, press the lever.
+    f.window->showView(QStringLiteral("Holders"));
+    QVERIFY(selectRow(f.window->page(QStringLiteral("Holders")), consolerows::HolderResource,
+                      QStringLiteral("fs:src/a.cpp")));
+    f.window->findChild<QAction *>(QStringLiteral("releaseLease"))->trigger();
+    QTRY_COMPARE(holders->rowCount(), 2);
+    QTRY_VERIFY(ledgerHas(f.window->ledgerModel(), leasehold::EventKind::AdminReleaseLease,
+                          QStringLiteral("did:op:tester")));
+
+    // Release a holder from the Agents view: everything a holds goes, b keeps its lock.
+    f.window->showView(QStringLiteral("Agents"));
+    QVERIFY(selectRow(f.window->page(QStringLiteral("Agents")), consolerows::AgentDid,
+                      QStringLiteral("did:agent:a")));
+    f.window->findChild<QAction *>(QStringLiteral("releaseHolder"))->trigger();
+    QTRY_COMPARE(holders->rowCount(), 1);
+    QCOMPARE(holders->rows().front().values[consolerows::HolderAgent].toString(),
+             QStringLiteral("did:agent:b"));
+    QTRY_VERIFY(ledgerHas(f.window->ledgerModel(), leasehold::EventKind::AdminReleaseHolder,
+                          QStringLiteral("did:op:tester")));
+    // The engine agrees: a can take its file again at once.
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/b.cpp")).status, 200);
+}
+
+void TestConsole::releaseAllAsksFirst()
+{
+    ConsoleFixture f;
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/b.cpp")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/c.cpp")).status, 200);
+    SnapshotTableModel *holders = f.window->model(QStringLiteral("Holders"));
+    QTRY_COMPARE(holders->rowCount(), 3);
+
+    QString asked;
+    f.window->setConfirm([&](const QString &, const QString &text) {
+        asked = text;
+        return false;
+    });
+    QAction *all = f.window->findChild<QAction *>(QStringLiteral("releaseAll"));
+    all->trigger();
+    QVERIFY2(asked.contains(QLatin1String("3 leases")) && asked.contains(QLatin1String("2 agents")),
+             qPrintable(asked));
+    f.nextFrames();
+    QCOMPARE(holders->rowCount(), 3); // declined: nothing happened
+
+    f.window->setConfirm([](const QString &, const QString &) { return true; });
+    all->trigger();
+    QTRY_COMPARE(holders->rowCount(), 0);
+    QTRY_VERIFY(ledgerHas(f.window->ledgerModel(), leasehold::EventKind::AdminReleaseAll,
+                          QStringLiteral("did:op:tester")));
+}
+
+void TestConsole::pauseAndSuspendRefuseAgents()
+{
+    ConsoleFixture f;
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
+    QTRY_COMPARE(f.window->model(QStringLiteral("Agents"))->rowCount(), 1);
+
+    QAction *pause = f.window->findChild<QAction *>(QStringLiteral("pause"));
+    pause->trigger();
+    QTRY_VERIFY(f.window->state().frame()->snapshot.paused);
+    QTRY_VERIFY(pause->isChecked());
+    Reply refused = f.acquire(kKeyB, QStringLiteral("src/b.cpp"));
+    QCOMPARE(refused.body.value("reason").toString(), QStringLiteral("paused"));
+    pause->trigger();
+    QTRY_VERIFY(!f.window->state().frame()->snapshot.paused);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/b.cpp")).status, 200);
+
+    f.window->showView(QStringLiteral("Agents"));
+    QTRY_COMPARE(f.window->model(QStringLiteral("Agents"))->rowCount(), 2);
+    QVERIFY(selectRow(f.window->page(QStringLiteral("Agents")), consolerows::AgentDid,
+                      QStringLiteral("did:agent:b")));
+    f.window->findChild<QAction *>(QStringLiteral("suspend"))->trigger();
+    SnapshotTableModel *agents = f.window->model(QStringLiteral("Agents"));
+    QTRY_VERIFY(agents->rowByKey(QStringLiteral("did:agent:b"))
+                    ->values[consolerows::AgentSuspended]
+                    .toBool());
+    refused = f.acquire(kKeyB, QStringLiteral("src/c.cpp"));
+    QCOMPARE(refused.body.value("reason").toString(), QStringLiteral("suspended"));
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/c.cpp")).status, 200); // a is not affected
+
+    f.window->findChild<QAction *>(QStringLiteral("unsuspend"))->trigger();
+    QTRY_VERIFY(!agents->rowByKey(QStringLiteral("did:agent:b"))
+                     ->values[consolerows::AgentSuspended]
+                     .toBool());
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/d.cpp")).status, 200);
+}
+
+void TestConsole::filtersNarrowTheViews()
+{
+    ConsoleFixture f;
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("docs/guide.md")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/a.cpp")).status, 409);
+    TablePage *holders = f.window->page(QStringLiteral("Holders"));
+    QTRY_COMPARE(holders->proxy()->rowCount(), 3);
+    holders->filterEdit()->setText(QStringLiteral("deploy"));
+    QCOMPARE(holders->proxy()->rowCount(), 1);
+    holders->filterEdit()->setText(QStringLiteral("did:agent:a"));
+    QCOMPARE(holders->proxy()->rowCount(), 2);
+    holders->filterEdit()->clear();
+    QCOMPARE(holders->proxy()->rowCount(), 3);
+
+    TablePage *ledger = f.window->page(QStringLiteral("Ledger"));
+    QTRY_COMPARE(f.window->ledgerModel()->rowCount(), 4);
+    auto *kind = ledger->findChild<QComboBox *>(QStringLiteral("kindFilter"));
+    kind->setCurrentIndex(kind->findData(QStringLiteral("refused")));
+    QCOMPARE(ledger->proxy()->rowCount(), 1);
+    kind->setCurrentIndex(0);
+    ledger->findChild<QLineEdit *>(QStringLiteral("agentFilter"))
+        ->setText(QStringLiteral("agent:b"));
+    QCOMPARE(ledger->proxy()->rowCount(), 2);
+    ledger->findChild<QLineEdit *>(QStringLiteral("resourceFilter"))
+        ->setText(QStringLiteral("deploy"));
+    QCOMPARE(ledger->proxy()->rowCount(), 1);
+}
+
+void TestConsole::deadlockRaisesAnIncident()
+{
+    ConsoleFixture f;
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/parser.cpp")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/lexer.cpp")).status, 200);
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/lexer.cpp")).status, 409);
+    const Reply deadlock = f.acquire(kKeyB, QStringLiteral("src/parser.cpp"), 5000);
+    QCOMPARE(deadlock.body.value("reason").toString(), QStringLiteral("deadlock"));
+
+    SnapshotTableModel *deadlocks = f.window->model(QStringLiteral("Deadlocks"));
+    QTRY_COMPARE(deadlocks->rowCount(), 1);
+    QCOMPARE(deadlocks->rows().front().mark, RowMark::Incident);
+    QCOMPARE(deadlocks->rows().front().values[3].toString(), QStringLiteral("fs:src/lexer.cpp"));
+    // No tray on the offscreen platform: the window shows a banner.
+    QVERIFY(!f.window->notifier()->usesTray());
+    QTRY_VERIFY(f.window->bannerText().contains(QLatin1String("Deadlock")));
+    QCOMPARE(f.window->notifier()->notifications(), 1);
+}
+
+void TestConsole::connectDialogKeyWorksAndSurvivesRestart()
+{
+    ConsoleFixture f;
+    QTRY_VERIFY(f.window->state().frame());
+    f.window->connectAgent();
+    auto *dialog = f.window->findChild<ConnectAgentDialog *>();
+    QVERIFY(dialog);
+    dialog->findChild<QLineEdit *>(QStringLiteral("did"))->setText(QStringLiteral("did:agent:new"));
+    dialog->findChild<QPushButton *>(QStringLiteral("mint"))->click();
+    QTRY_VERIFY(!dialog->key().isEmpty());
+    const QByteArray key = dialog->key().toLatin1();
+    QVERIFY(dialog->snippet(QStringLiteral("claude")).contains(f.url + QStringLiteral("/mcp")));
+    QVERIFY(dialog->snippet(QStringLiteral("claude")).contains(QLatin1String("Bearer " + key)));
+    QVERIFY(dialog->snippet(QStringLiteral("json")).contains(QLatin1String(key)));
+    QVERIFY(dialog->snippet(QStringLiteral("curl")).contains(QLatin1String(key)));
+
+    Reply granted = f.acquire(key, QStringLiteral("src/new.cpp"));
+    QCOMPARE(granted.status, 200);
+    QCOMPARE(granted.body.value("lease").toObject().value("holder").toString(),
+             QStringLiteral("did:agent:new"));
+    QTRY_VERIFY(
+        f.window->model(QStringLiteral("Agents"))->rowByKey(QStringLiteral("did:agent:new")));
+    QCOMPARE(f.window->model(QStringLiteral("Agents"))
+                 ->rowByKey(QStringLiteral("did:agent:new"))
+                 ->values[consolerows::AgentKeys]
+                 .toInt(),
+             1);
+    QCOMPARE(f.acquire("not-a-key-at-all-000", QStringLiteral("src/x.cpp")).status, 401);
+
+    // The key was kept (as a digest): it still works after a restart.
+    f.stop();
+    f.start();
+    QCOMPARE(f.acquire(key, QStringLiteral("src/new2.cpp")).status, 200);
+}
+
+void TestConsole::ledgerExports()
+{
+    ConsoleFixture f;
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/a.cpp")).status, 409);
+    QTemporaryDir out;
+    const QString path = out.filePath(QStringLiteral("ledger.csv"));
+    QSignalSpy done(f.link.get(), &EngineLink::exportFinished);
+    f.link->exportLedger(path, QStringLiteral("csv"));
+    QTRY_COMPARE(done.count(), 1);
+    QCOMPARE(done.at(0).at(1).toLongLong(), 2LL);
+    QCOMPARE(done.at(0).at(2).toString(), QString());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().split('\n');
+    QCOMPARE(lines.size(), 4); // header, two events, and the empty tail after the last CRLF
+    QVERIFY(lines[0].startsWith("seq,at,kind,actorDid"));
+    QVERIFY(lines[2].contains("coordination.lease.refused"));
+}
+
+QTEST_MAIN(TestConsole)
+#include "tst_console.moc"
