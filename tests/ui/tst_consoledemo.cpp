@@ -144,12 +144,16 @@ void TestConsoleDemo::demoFillsEveryViewAndStaysResponsive()
           static_cast<unsigned long long>(demo->requests()));
     loadThread.reset();
 
-    QVERIFY(frameRate <= 11.0);             // coalesced: never more than ten frames a second
-    QVERIFY(double(done) / seconds > 1500); // the load really ran (near its 2 000 a second)
-    if (kSanitized)
-        qInfo("ui-latency bound (p99 < 50 ms) is checked in optimised builds only");
-    else
+    QVERIFY(frameRate <= 11.0); // coalesced: never more than ten frames a second
+    if (kSanitized) {
+        // An unoptimised, instrumented build serves about a third of the load; the bounds
+        // below are for the build people run.
+        qInfo("load and latency bounds are checked in optimised builds only");
+        QVERIFY(done > 1000);
+    } else {
+        QVERIFY2(double(done) / seconds > 1500, "the synthetic load did not run at ~2 000/s");
         QVERIFY2(p99 < 50.0, qPrintable(QStringLiteral("p99 %1 ms").arg(p99)));
+    }
 
     // The overview after all that: counters and a chart with a few seconds of history.
     f.window->showView(QStringLiteral("Overview"));
