@@ -26,6 +26,7 @@ private slots:
     void releaseRenewPinAndUnpin();
     void statusWaitAndLedgerAnswer();
     void adminLevers();
+    void adminMintsKeys();
     void ledgerExportsJsonLinesAndCsv();
     void authMatrix_data();
     void authMatrix();
@@ -275,6 +276,34 @@ void TstRestApi::adminLevers()
     QCOMPARE(ledger.body["events"].size(), 5u); // every lever, under the operator's name
 }
 
+void TstRestApi::adminMintsKeys()
+{
+    const HttpResult minted = s->post("/admin/keys", {{"actorDid", "did:agent:new"}}, kKeyAdmin);
+    QCOMPARE(minted.status, 201);
+    JCOMPARE(minted.body["role"], "agent");
+    const QByteArray key = QByteArray::fromStdString(minted.body["key"].get<std::string>());
+    QVERIFY(key.size() >= 32);
+    const HttpResult granted = s->post("/lease", {{"resource", "lock:n"}}, key);
+    QCOMPARE(granted.status, 200);
+    JCOMPARE(granted.body["lease"]["holder"], "did:agent:new");
+    // The new key is an agent's: it may not mint, nor may any agent.
+    QCOMPARE(s->post("/admin/keys", {{"actorDid", "did:agent:x"}}, key).status, 403);
+    QCOMPARE(s->post("/admin/keys", {{"actorDid", "did:agent:x"}}, kKeyA).status, 403);
+    // Bad input names the field.
+    const HttpResult missing = s->post("/admin/keys", json::object(), kKeyAdmin);
+    QCOMPARE(missing.status, 400);
+    QVERIFY(missing.body["error"].get<std::string>().find("actorDid") != std::string::npos);
+    const HttpResult role =
+        s->post("/admin/keys", {{"actorDid", "did:agent:x"}, {"role", "root"}}, kKeyAdmin);
+    QCOMPARE(role.status, 400);
+    QVERIFY(role.body["error"].get<std::string>().find("role") != std::string::npos);
+    QCOMPARE(s->post("/admin/keys", {{"actorDid", "agent x"}}, kKeyAdmin).status, 400);
+    // Without a store nothing is kept, but the key is accepted for this run.
+    QCOMPARE(
+        s->post("/admin/keys", {{"actorDid", "did:op:bob"}, {"role", "admin"}}, kKeyAdmin).status,
+        201);
+}
+
 void TstRestApi::authMatrix_data()
 {
     QTest::addColumn<QByteArray>("method");
@@ -342,6 +371,10 @@ void TstRestApi::openModeNeedsNoKeyButAdminStillDoes()
     QCOMPARE(s->get(QString(RestApi::kBase) + "/status").status, 200);
     QCOMPARE(s->post("/admin/release-all", json::object()).status, 401);
     QCOMPARE(s->post("/admin/release-all", json::object(), kKeyAdmin).status, 200);
+    // Keys mean nothing here, so none is minted.
+    const HttpResult mint = s->post("/admin/keys", {{"actorDid", "did:agent:z"}}, kKeyAdmin);
+    QCOMPARE(mint.status, 400);
+    QVERIFY(mint.body["error"].get<std::string>().find("--open") != std::string::npos);
 }
 
 void TstRestApi::openApiDescribesExactlyTheRoutes()

@@ -69,7 +69,8 @@ void TstSqliteStore::stateSurvivesAReopen()
         QCOMPARE(empty->tokenEnd, 1u);
         commit(store, {PutLease{kept}, PutLease{gone}, ReserveTokens{4097}});
         commit(store, {DropLease{"ls_2"}, PutAgent{{"did:agent:b", 0.5, 1, 0, false}},
-                       PutAgent{{"did:agent:c", -5, 0, 1, true}}, AppendEvent{event(41, "b")}});
+                       PutAgent{{"did:agent:c", -5, 0, 1, true}}, AppendEvent{event(41, "b")},
+                       PutKey{{std::string(64, 'a'), "did:agent:new", "agent", 5000}}});
         kept.expiresAt = 91000;                              // an extension replaces the row
         commit(store, {PutLease{kept}, ReserveTokens{100}}); // a lower end never lowers it
     }
@@ -95,6 +96,12 @@ void TstSqliteStore::stateSurvivesAReopen()
             QVERIFY(a.suspended);
         }
     }
+    // A minted key comes back as its digest, never as the key.
+    QCOMPARE(state->keys.size(), 1u);
+    QCOMPARE(state->keys[0].digestHex, std::string(64, 'a'));
+    QCOMPARE(state->keys[0].did, std::string("did:agent:new"));
+    QCOMPARE(state->keys[0].role, std::string("agent"));
+    QCOMPARE(state->keys[0].createdAt, 5000);
 }
 
 void TstSqliteStore::ledgerPagesBySequenceAndAgent()
