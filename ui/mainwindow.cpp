@@ -77,11 +77,11 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
     m_bannerTimer.setInterval(10'000);
     connect(&m_bannerTimer, &QTimer::timeout, m_banner, &QLabel::hide);
 
+    setMinimumSize(860, 540);
+    resize(1280, 800);
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry")))
-        resize(1280, 800);
     m_nav->setCurrentRow(settings.value(QStringLiteral("window/view"), 0).toInt());
     m_link->requestFrame();
 }

@@ -68,6 +68,7 @@ OverviewPage::OverviewPage(QWidget *parent)
     auto *view = new QChartView(m_chart, this);
     view->setRenderHint(QPainter::Antialiasing);
     view->setObjectName(QStringLiteral("chart"));
+    view->setMinimumHeight(260);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(m_grid);
     layout->addWidget(view, 1);
