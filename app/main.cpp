@@ -1,3 +1,5 @@
+#include "completion.h"
+#include "ctl.h"
 #include "demotraffic.h"
 #include "enginelink.h"
 #include "enginethread.h"
@@ -136,6 +138,21 @@ int runWindow(int argc, char *argv[])
 
 int main(int argc, char *argv[])
 {
+    if (argc >= 2 && qstrcmp(argv[1], "ctl") == 0) {
+        QCoreApplication app(argc, argv);
+        identify(app);
+        QStringList arguments = QCoreApplication::arguments();
+        arguments.removeAt(1); // "ctl": the parser sees `leasehold COMMAND ...`
+        return runCtl(arguments);
+    }
+    if (argc >= 2 && qstrcmp(argv[1], "completion") == 0) {
+        if (argc != 3 || qstrcmp(argv[2], "bash") != 0) {
+            QTextStream(stderr) << "usage: leasehold completion bash\n";
+            return 2;
+        }
+        QTextStream(stdout) << bashCompletion();
+        return 0;
+    }
     const bool informational =
         hasArgument(argc, argv, {"--help", "-h", "--help-all", "--version", "-v"});
     if (hasArgument(argc, argv, {"--headless"}) || informational)

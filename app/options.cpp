@@ -9,6 +9,24 @@
 #include <QJsonObject>
 #include <QTextStream>
 
+const std::vector<AppFlag> &appFlags()
+{
+    static const std::vector<AppFlag> all = {
+        {"headless", nullptr, "Run without a window (servers, CI).", ""},
+        {"port", "N", "Port to listen on (0 picks a free one).", "7878"},
+        {"bind", "ADDR", "Address to bind (default 127.0.0.1).", "127.0.0.1"},
+        {"open", nullptr,
+         "Let agents name themselves without keys (loopback only; admin routes still need one).",
+         ""},
+        {"keys", "FILE", "JSON file of bearer keys and their agents.", ""},
+        {"workspace", "DIR", "Workspace root for path resources.", ""},
+        {"data-dir", "DIR", "Where state (ledger, leases, keys) lives.", ""},
+        {"config", "FILE", "JSON config file; flags override it.", ""},
+        {"demo", nullptr, "Drive simulated agents over loopback HTTP so every view is alive.", ""},
+    };
+    return all;
+}
+
 ParsedOptions parseOptions(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -17,36 +35,21 @@ ParsedOptions parseOptions(const QStringList &arguments)
                        "agents from changing the same thing at once.\n\n"
                        "Agents ask over REST (/api/v1/acp/coordination) and MCP (/mcp) on one "
                        "port; the window shows holders, queues, deadlocks and trust, and pulls "
-                       "the levers. Without a display it runs headless."));
+                       "the levers. Without a display it runs headless.\n\n"
+                       "leasehold ctl COMMAND talks to a running instance (leasehold ctl "
+                       "--help); leasehold completion bash prints shell completion."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption headless(QStringLiteral("headless"),
-                                      QStringLiteral("Run without a window (servers, CI)."));
-    const QCommandLineOption port(QStringLiteral("port"),
-                                  QStringLiteral("Port to listen on (0 picks a free one)."),
-                                  QStringLiteral("N"), QStringLiteral("7878"));
-    const QCommandLineOption bind(QStringLiteral("bind"),
-                                  QStringLiteral("Address to bind (default 127.0.0.1)."),
-                                  QStringLiteral("ADDR"), QStringLiteral("127.0.0.1"));
-    const QCommandLineOption open(QStringLiteral("open"),
-                                  QStringLiteral("Let agents name themselves without keys "
-                                                 "(loopback only; admin routes still need one)."));
-    const QCommandLineOption keys(QStringLiteral("keys"),
-                                  QStringLiteral("JSON file of bearer keys and their agents."),
-                                  QStringLiteral("FILE"));
-    const QCommandLineOption workspace(QStringLiteral("workspace"),
-                                       QStringLiteral("Workspace root for path resources."),
-                                       QStringLiteral("DIR"));
-    const QCommandLineOption dataDir(QStringLiteral("data-dir"),
-                                     QStringLiteral("Where state (ledger, leases, keys) lives."),
-                                     QStringLiteral("DIR"));
-    const QCommandLineOption config(QStringLiteral("config"),
-                                    QStringLiteral("JSON config file; flags override it."),
-                                    QStringLiteral("FILE"));
-    const QCommandLineOption demo(
-        QStringLiteral("demo"),
-        QStringLiteral("Drive simulated agents over loopback HTTP so every view is alive."));
-    parser.addOptions({headless, port, bind, open, keys, workspace, dataDir, config, demo});
+    for (const AppFlag &f : appFlags())
+        parser.addOption(f.value
+                             ? QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help),
+                                                  QLatin1String(f.value), QLatin1String(f.fallback))
+                             : QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help)));
+    const QString headless = QStringLiteral("headless"), port = QStringLiteral("port"),
+                  bind = QStringLiteral("bind"), open = QStringLiteral("open"),
+                  keys = QStringLiteral("keys"), workspace = QStringLiteral("workspace"),
+                  dataDir = QStringLiteral("data-dir"), config = QStringLiteral("config"),
+                  demo = QStringLiteral("demo");
 
     ParsedOptions result;
     if (!parser.parse(arguments)) {
@@ -115,7 +118,7 @@ ParsedOptions parseOptions(const QStringList &arguments)
         }
         o.port = static_cast<quint16>(portValue);
     }
-    auto flag = [&parser](const QCommandLineOption &option, QString &field) {
+    auto flag = [&parser](const QString &option, QString &field) {
         if (parser.isSet(option))
             field = parser.value(option);
     };

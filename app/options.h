@@ -4,6 +4,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <vector>
 
 class QCoreApplication;
 
@@ -35,3 +36,14 @@ struct ParsedOptions
 };
 
 ParsedOptions parseOptions(const QStringList &arguments);
+
+// The command line's flags (without dashes), the one table help, parsing and shell completion
+// are made from.
+struct AppFlag
+{
+    const char *name;
+    const char *value; // the value's name in help, or nullptr for a switch
+    const char *help;
+    const char *fallback;
+};
+const std::vector<AppFlag> &appFlags();

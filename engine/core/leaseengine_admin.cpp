@@ -221,6 +221,7 @@ Snapshot LeaseEngine::snapshot() const
                             static_cast<int>(a->parked.size() + a->wants.size()), a->trust});
     }
     s.counters = m_counters;
+    s.lastSeq = m_seq;
     return s;
 }
 

@@ -84,6 +84,7 @@ struct Snapshot
     TimeMs at = 0;
     bool paused = false;
     std::uint64_t nextToken = 0;
+    std::uint64_t lastSeq = 0; // the newest ledger event's sequence number
     std::vector<LeaseInfo> leases;
     std::vector<WaiterInfo> waiters;
     std::vector<DeadlockPair> deadlocks;

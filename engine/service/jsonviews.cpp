@@ -126,6 +126,7 @@ json toJson(const Snapshot &s)
     json view = toJson(waits);
     return {{"at", s.at},
             {"paused", s.paused},
+            {"lastSeq", s.lastSeq},
             {"leases", leases},
             {"waiters", view["waiters"]},
             {"deadlocks", view["deadlocks"]},

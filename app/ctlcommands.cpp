@@ -1,0 +1,324 @@
+#include "ctlcommands.h"
+
+#include "texttable.h"
+#include "wording.h"
+
+#include <QCommandLineParser>
+#include <QDateTime>
+#include <QEventLoop>
+#include <QTimer>
+
+#include <csignal>
+
+using nlohmann::json;
+
+namespace {
+
+const QString kBase = QStringLiteral("/api/v1/acp/coordination");
+
+QString text(const json &value)
+{
+    if (value.is_string())
+        return QString::fromStdString(value.get<std::string>());
+    if (value.is_null())
+        return {};
+    return QString::fromStdString(value.dump());
+}
+
+volatile std::sig_atomic_t g_stop = 0;
+
+} // namespace
+
+CtlCommands::CtlCommands(CtlClient &client, const QCommandLineParser &parser, bool asJson)
+    : m_client(client)
+    , m_parser(parser)
+    , m_json(asJson)
+    , m_out(stdout)
+    , m_err(stderr)
+{}
+
+CtlExit CtlCommands::run(const QStringList &args)
+{
+    const QString command = args.value(0);
+    auto needs = [&](int count, const char *usage) {
+        if (args.size() == count)
+            return true;
+        m_err << "usage: leasehold ctl " << usage << "\n";
+        return false;
+    };
+    if (command == QLatin1String("status") && needs(1, "status"))
+        return status();
+    if (command == QLatin1String("holders") && needs(1, "holders"))
+        return holders();
+    if (command == QLatin1String("wait") && needs(1, "wait"))
+        return wait();
+    if (command == QLatin1String("release-holder") && needs(2, "release-holder DID"))
+        return lever(QStringLiteral("/admin/release-holder"), {{"actorDid", args[1].toStdString()}},
+                     QStringLiteral("released %1 of ") + args[1]);
+    if (command == QLatin1String("release-all") && needs(1, "release-all --yes")) {
+        if (!m_parser.isSet(QStringLiteral("yes"))) {
+            m_err << "leasehold ctl: release-all releases every lease of every agent; add --yes\n";
+            return CtlExit::Usage;
+        }
+        return lever(QStringLiteral("/admin/release-all"), json::object(),
+                     QStringLiteral("released %1"));
+    }
+    if ((command == QLatin1String("suspend") || command == QLatin1String("unsuspend")) &&
+        needs(2, "suspend|unsuspend DID")) {
+        const bool on = command == QLatin1String("suspend");
+        return lever(QStringLiteral("/admin/suspend"),
+                     {{"actorDid", args[1].toStdString()}, {"suspended", on}},
+                     args[1] + (on ? QStringLiteral(" is suspended")
+                                   : QStringLiteral(" may acquire again")));
+    }
+    if ((command == QLatin1String("pause") || command == QLatin1String("resume")) &&
+        needs(1, "pause|resume")) {
+        const bool on = command == QLatin1String("pause");
+        return lever(QStringLiteral("/admin/pause"), {{"paused", on}},
+                     on ? QStringLiteral("admissions paused")
+                        : QStringLiteral("admissions resumed"));
+    }
+    if (command == QLatin1String("ledger") && needs(1, "ledger [--since N] [--follow] ..."))
+        return ledger();
+    if (command == QLatin1String("keys") && needs(3, "keys add DID [--role agent|admin]")) {
+        if (args[1] != QLatin1String("add")) {
+            m_err << "usage: leasehold ctl keys add DID [--role agent|admin]\n";
+            return CtlExit::Usage;
+        }
+        return keysAdd(args[2]);
+    }
+    bool known = false;
+    for (const CtlCommand &c : ctlCommands())
+        known = known || command == QLatin1String(c.name);
+    if (!known)
+        m_err << "leasehold ctl: unknown command '" << command << "' (see leasehold ctl --help)\n";
+    return CtlExit::Usage;
+}
+
+std::optional<CtlExit> CtlCommands::failure(const CtlClient::Reply &reply)
+{
+    if (reply.status >= 200 && reply.status < 300)
+        return std::nullopt;
+    const QString why =
+        reply.body.is_object() && reply.body.contains("error")     ? text(reply.body["error"])
+        : reply.body.is_object() && reply.body.contains("message") ? text(reply.body["message"])
+                                                                   : QString();
+    if (reply.status == 0) {
+        m_err << "leasehold ctl: cannot reach " << m_client.base().toString() << ": "
+              << reply.networkError << "\n";
+        return CtlExit::Unreachable;
+    }
+    if (reply.status == 401 || reply.status == 403) {
+        m_err << "leasehold ctl: "
+              << (reply.status == 401 ? "no valid key" : "this key may not do that")
+              << (why.isEmpty() ? QString() : ": " + why)
+              << " (use --key or LEASEHOLD_KEY with an admin key)\n";
+        return CtlExit::Auth;
+    }
+    if (reply.status == 409 || reply.status == 404 || reply.status == 400) {
+        m_err << "leasehold ctl: "
+              << (why.isEmpty() ? QStringLiteral("refused (HTTP %1)").arg(reply.status) : why)
+              << "\n";
+        return reply.status == 400 ? CtlExit::Usage : CtlExit::Refused;
+    }
+    m_err << "leasehold ctl: unexpected answer (HTTP " << reply.status << ")\n";
+    return CtlExit::Unexpected;
+}
+
+void CtlCommands::printJson(const json &value)
+{
+    m_out << QString::fromStdString(value.dump(2)) << "\n";
+}
+
+QString CtlCommands::span(std::int64_t ms)
+{
+    if (ms < 0)
+        return QStringLiteral("-") + span(-ms);
+    const std::int64_t s = ms / 1000;
+    if (s < 60)
+        return QStringLiteral("%1s").arg(s);
+    if (s < 3600)
+        return QStringLiteral("%1m%2s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1h%2m").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+}
+
+CtlExit CtlCommands::status()
+{
+    const CtlClient::Reply health = m_client.get(QStringLiteral("/healthz"));
+    if (auto code = failure(health))
+        return *code;
+    const CtlClient::Reply s = m_client.get(kBase + QStringLiteral("/status"));
+    if (auto code = failure(s))
+        return *code;
+    if (m_json) {
+        json out = s.body;
+        out["version"] = health.body.value("version", "");
+        out["url"] = m_client.base().toString().toStdString();
+        printJson(out);
+        return CtlExit::Ok;
+    }
+    int parked = 0;
+    for (const json &w : s.body["waiters"])
+        parked += w.value("kind", "") == "parked" ? 1 : 0;
+    m_out << "Leasehold " << text(health.body.value("version", json())) << " at "
+          << m_client.base().toString() << "\n"
+          << "admissions: " << (s.body.value("paused", false) ? "PAUSED" : "open") << "\n"
+          << "leases:     " << s.body["leases"].size() << "\n"
+          << "waiting:    " << parked << " parked, "
+          << s.body["waiters"].size() - std::size_t(parked) << " recently refused\n"
+          << "deadlocks:  " << s.body["deadlocks"].size() << " live pair(s)\n"
+          << "agents:     " << s.body["agents"].size() << "\n"
+          << "grants:     " << text(s.body["counters"].value("grants", json(0))) << ", expiries "
+          << text(s.body["counters"].value("expiries", json(0))) << "\n";
+    return CtlExit::Ok;
+}
+
+CtlExit CtlCommands::holders()
+{
+    const CtlClient::Reply s = m_client.get(kBase + QStringLiteral("/status"));
+    if (auto code = failure(s))
+        return *code;
+    if (m_json) {
+        printJson(s.body["leases"]);
+        return CtlExit::Ok;
+    }
+    const std::int64_t now = s.body.value("at", std::int64_t(0));
+    TextTable table({"RESOURCE", "HOLDER", "MODE", "TOKEN", "HELD", "EXPIRES IN", "LEASE"});
+    for (const json &l : s.body["leases"])
+        table.add({text(l["resource"]), text(l["holder"]), text(l["mode"]), text(l["token"]),
+                   span(now - l.value("grantedAt", now)), span(l.value("expiresAt", now) - now),
+                   text(l["leaseId"])});
+    m_out << table.render();
+    return CtlExit::Ok;
+}
+
+CtlExit CtlCommands::wait()
+{
+    const CtlClient::Reply w = m_client.get(kBase + QStringLiteral("/wait"));
+    if (auto code = failure(w))
+        return *code;
+    if (m_json) {
+        printJson(w.body);
+        return CtlExit::Ok;
+    }
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    TextTable table({"AGENT", "RESOURCE", "KIND", "WAITING FOR", "SINCE", "DEADLINE IN"});
+    for (const json &x : w.body["waiters"])
+        table.add({text(x["actorDid"]), text(x["resource"]), text(x["kind"]), text(x["holder"]),
+                   span(now - x.value("since", now)), span(x.value("deadline", now) - now)});
+    m_out << table.render();
+    if (!w.body["deadlocks"].empty()) {
+        TextTable pairs({"AGENT", "WANTS", "HELD BY", "WHO WANTS"});
+        for (const json &p : w.body["deadlocks"])
+            pairs.add({text(p["a"]), text(p["resourceB"]), text(p["b"]), text(p["resourceA"])});
+        m_out << "\ndeadlock pairs:\n" << pairs.render();
+    }
+    return CtlExit::Ok;
+}
+
+CtlExit CtlCommands::lever(const QString &route, const json &body, const QString &done)
+{
+    const CtlClient::Reply r = m_client.post(kBase + route, body);
+    if (auto code = failure(r))
+        return *code;
+    if (m_json)
+        printJson(r.body);
+    else
+        m_out << (done.contains(QLatin1String("%1"))
+                      ? done.arg(leasehold::countOf(r.body.value("released", 0), "lease", "leases"))
+                      : done)
+              << "\n";
+    return CtlExit::Ok;
+}
+
+CtlExit CtlCommands::keysAdd(const QString &did)
+{
+    json body = {{"actorDid", did.toStdString()}};
+    if (m_parser.isSet(QStringLiteral("role")))
+        body["role"] = m_parser.value(QStringLiteral("role")).toStdString();
+    const CtlClient::Reply r = m_client.post(kBase + QStringLiteral("/admin/keys"), body);
+    if (auto code = failure(r))
+        return *code;
+    if (m_json) {
+        printJson(r.body);
+        return CtlExit::Ok;
+    }
+    m_out << text(r.body["key"]) << "\n";
+    m_err << "minted a key for " << did << " (role " << text(r.body["role"]) << ")"
+          << "; it is shown only now (the instance keeps its digest)\n";
+    return CtlExit::Ok;
+}
+
+CtlExit CtlCommands::ledger()
+{
+    QList<QPair<QString, QString>> filters;
+    for (const char *name : {"agent", "resource", "kind"}) {
+        if (m_parser.isSet(QLatin1String(name)))
+            filters.append({QLatin1String(name) == QLatin1String("agent")
+                                ? QStringLiteral("actorDid")
+                                : QLatin1String(name),
+                            m_parser.value(QLatin1String(name))});
+    }
+    bool ok = true;
+    const int limit = m_parser.isSet("limit") ? m_parser.value("limit").toInt(&ok) : 100;
+    if (!ok || limit < 1 || limit > 1000) {
+        m_err << "leasehold ctl: --limit must be from 1 to 1000\n";
+        return CtlExit::Usage;
+    }
+    qulonglong since = 0;
+    if (m_parser.isSet("since")) {
+        since = m_parser.value("since").toULongLong(&ok);
+        if (!ok) {
+            m_err << "leasehold ctl: --since must be a sequence number\n";
+            return CtlExit::Usage;
+        }
+    } else {
+        // The last 20 events, as `tail` would: start from the newest sequence number.
+        const CtlClient::Reply s = m_client.get(kBase + QStringLiteral("/status"));
+        if (auto code = failure(s))
+            return *code;
+        const qulonglong newest = s.body.value("lastSeq", qulonglong(0));
+        since = newest > 20 ? newest - 20 : 0;
+    }
+    const bool follow = m_parser.isSet("follow");
+    std::signal(SIGINT, [](int) { g_stop = 1; });
+    std::signal(SIGTERM, [](int) { g_stop = 1; });
+    bool printedHeader = false;
+    while (!g_stop) {
+        QList<QPair<QString, QString>> query = filters;
+        query.append({QStringLiteral("since"), QString::number(since)});
+        query.append({QStringLiteral("limit"), QString::number(limit)});
+        const CtlClient::Reply page = m_client.get(kBase + QStringLiteral("/ledger"), query);
+        if (auto code = failure(page))
+            return *code;
+        const json &events = page.body["events"];
+        for (const json &e : events) {
+            if (m_json) {
+                m_out << QString::fromStdString(e.dump()) << "\n";
+                continue;
+            }
+            if (!printedHeader) {
+                m_out << "SEQ\tTIME\tKIND\tAGENT\tRESOURCE\tTOKEN\tREASON\n";
+                printedHeader = true;
+            }
+            QString kind = text(e["kind"]);
+            kind.remove(QStringLiteral("coordination.lease."));
+            m_out << text(e["seq"]) << '\t'
+                  << QDateTime::fromMSecsSinceEpoch(e.value("at", std::int64_t(0)))
+                         .toString(QStringLiteral("HH:mm:ss.zzz"))
+                  << '\t' << kind << '\t' << text(e["actorDid"]) << '\t' << text(e["resource"])
+                  << '\t' << text(e["token"]) << '\t' << text(e["reason"]) << '\n';
+        }
+        m_out.flush();
+        since = page.body.value("next", since);
+        if (events.size() == std::size_t(limit))
+            continue; // more is waiting now
+        if (!follow)
+            break;
+        // Follow: look again in a second (Ctrl-C stops).
+        QEventLoop pause;
+        QTimer::singleShot(1000, &pause, &QEventLoop::quit);
+        pause.exec();
+    }
+    return CtlExit::Ok;
+}

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "ctl.h"
+#include "ctlclient.h"
+
+#include <QTextStream>
+
+class QCommandLineParser;
+
+// The ctl subcommands: each makes its requests, prints a table (or JSON) and returns the exit
+// code; one place (failure()) turns unreachable instances, bad keys and refusals into codes.
+class CtlCommands
+{
+public:
+    CtlCommands(CtlClient &client, const QCommandLineParser &parser, bool asJson);
+
+    CtlExit run(const QStringList &args);
+
+private:
+    CtlExit status();
+    CtlExit holders();
+    CtlExit wait();
+    CtlExit lever(const QString &route, const nlohmann::json &body, const QString &done);
+    CtlExit ledger();
+    CtlExit keysAdd(const QString &did);
+
+    // Nothing when `reply` is a success; otherwise prints why and returns the code.
+    std::optional<CtlExit> failure(const CtlClient::Reply &reply);
+    void printJson(const nlohmann::json &value);
+    // "4s", "3m12s", "2h05m": how far `ms` is, for tables.
+    static QString span(std::int64_t ms);
+
+    CtlClient &m_client;
+    const QCommandLineParser &m_parser;
+    bool m_json;
+    QTextStream m_out;
+    QTextStream m_err;
+};
