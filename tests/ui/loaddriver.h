@@ -1,8 +1,10 @@
 #pragma once
 
 // Synthetic agents for the responsiveness check: `rate` requests a second over HTTP, each agent
-// alternating acquire and release of its own path, with at most `maxInFlight` outstanding (so
-// a slow server slows the driver instead of growing a queue). Runs on its own thread.
+// alternating acquire and release of its own path, with at most kMaxInFlight outstanding (so
+// a slow server slows the driver instead of growing a queue). Every answer waits for its group
+// commit, so the driver spreads its requests over several connection pools (one pool keeps six
+// connections to a host) to let many answers share one fsync. Runs on its own thread.
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -29,7 +31,8 @@ public:
 
     void start()
     {
-        m_net = new QNetworkAccessManager(this);
+        for (int i = 0; i < kPools; ++i)
+            m_nets.push_back(new QNetworkAccessManager(this));
         m_timer = new QTimer(this);
         m_timer->setTimerType(Qt::PreciseTimer);
         m_timer->setInterval(10);
@@ -69,7 +72,8 @@ private:
                                {"ttlMs", 30'000}};
         ++m_inFlight;
         m_busy.insert(agent, true);
-        QNetworkReply *r = m_net->post(request, QJsonDocument(body).toJson(QJsonDocument::Compact));
+        QNetworkReply *r = m_nets[agent % kPools]->post(
+            request, QJsonDocument(body).toJson(QJsonDocument::Compact));
         connect(r, &QNetworkReply::finished, this, [this, r, agent, release] {
             --m_inFlight;
             m_busy.remove(agent);
@@ -85,6 +89,7 @@ private:
     }
 
     static constexpr int kMaxInFlight = 48;
+    static constexpr int kPools = 4;
     QString m_url;
     QList<QPair<QString, QByteArray>> m_agents;
     QList<bool> m_holding;
@@ -92,7 +97,7 @@ private:
     int m_rate;
     int m_inFlight = 0;
     quint64 m_sent = 0;
-    QNetworkAccessManager *m_net = nullptr;
+    QList<QNetworkAccessManager *> m_nets;
     QTimer *m_timer = nullptr;
     QElapsedTimer m_clock;
 };
