@@ -97,7 +97,7 @@ int runWindow(int argc, char *argv[])
     QApplication app(argc, argv);
     identify(app);
     app.setWindowIcon(QIcon(QStringLiteral(":/leasehold/leasehold.svg")));
-    app.setDesktopFileName(QStringLiteral("leasehold"));
+    app.setDesktopFileName(QStringLiteral("dev.leasehold.Leasehold"));
     const ParsedOptions parsed = parseOptions(QCoreApplication::arguments());
     if (!parsed.options)
         return parsed.exitCode;

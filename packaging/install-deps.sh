@@ -9,6 +9,7 @@ packages=(
     libqt6sql6-sqlite libqt6svg6 libgl-dev nlohmann-json3-dev
     libbenchmark-dev
     xvfb xauth
+    desktop-file-utils appstream librsvg2-bin dpkg-dev
 )
 
 missing=()
