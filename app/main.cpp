@@ -57,6 +57,17 @@ std::unique_ptr<QThread> startDemo(const QString &url, QHash<QString, QByteArray
     return thread;
 }
 
+// Keys for --demo's agents, accepted until the process ends (none with --open).
+QHash<QString, QByteArray> demoKeys(Service &service)
+{
+    QHash<QString, QByteArray> keys;
+    if (!service.open()) {
+        for (const QString &did : DemoTraffic::agents())
+            keys.insert(did, service.temporaryKey(did));
+    }
+    return keys;
+}
+
 void stopDemo(std::unique_ptr<QThread> &thread)
 {
     if (!thread)
@@ -76,14 +87,8 @@ int runHeadless(int argc, char *argv[])
     if (const int code = service.start(); code != 0)
         return code;
     std::unique_ptr<QThread> demo;
-    if (parsed.options->demo) {
-        QHash<QString, QByteArray> keys;
-        if (!service.open()) {
-            for (const QString &did : DemoTraffic::agents())
-                keys.insert(did, service.temporaryKey(did));
-        }
-        demo = startDemo(service.listenUrl(), std::move(keys));
-    }
+    if (parsed.options->demo)
+        demo = startDemo(service.listenUrl(), demoKeys(service));
     SignalWatcher watcher;
     QObject::connect(&watcher, &SignalWatcher::terminationRequested, &app, [&] {
         stopDemo(demo);
@@ -113,10 +118,8 @@ int runWindow(int argc, char *argv[])
     engine.call([&](Service &s) {
         ends = s.attachConsole(operatorDid);
         url = s.listenUrl();
-        if (parsed.options->demo && !s.open()) {
-            for (const QString &did : DemoTraffic::agents())
-                keys.insert(did, s.temporaryKey(did));
-        }
+        if (parsed.options->demo)
+            keys = demoKeys(s);
     });
 
     EngineLink link(ends.feed, ends.commands);
