@@ -141,10 +141,13 @@ std::optional<QByteArray> HttpFront::mintKey(const QString &did, Role role, QStr
                                 "X-Agent-Id header and need no key");
         return std::nullopt;
     }
-    if (!did.startsWith(QLatin1String("did:")) || did.size() < 5 || did.size() > 256 ||
-        did.contains(QRegularExpression(QStringLiteral("[\\s\\x00-\\x1f\\x7f]")))) {
-        *error = QStringLiteral("actorDid must look like did:agent:name (5 to 256 characters, "
-                                "no spaces or control characters)");
+    // A DID as W3C writes it: did:<method>:<id>, the id not ending in ':'.
+    static const QRegularExpression didSyntax(
+        QStringLiteral("^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$"));
+    if (did.size() > 256 || !didSyntax.match(did).hasMatch()) {
+        *error = QStringLiteral("actorDid must be a DID such as did:agent:claude-1 (did:, a "
+                                "method, ':', a name of letters, digits and ._:%-; at most 256 "
+                                "characters)");
         return std::nullopt;
     }
     const QByteArray key = KeyStore::mintKey();

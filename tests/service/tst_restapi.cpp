@@ -297,7 +297,8 @@ void TstRestApi::adminMintsKeys()
         s->post("/admin/keys", {{"actorDid", "did:agent:x"}, {"role", "root"}}, kKeyAdmin);
     QCOMPARE(role.status, 400);
     QVERIFY(role.body["error"].get<std::string>().find("role") != std::string::npos);
-    QCOMPARE(s->post("/admin/keys", {{"actorDid", "agent x"}}, kKeyAdmin).status, 400);
+    for (const char *bad : {"agent x", "did:agent:", "did:agent", "did:Agent:x", "did:agent:a b"})
+        QCOMPARE(s->post("/admin/keys", {{"actorDid", bad}}, kKeyAdmin).status, 400);
     // Without a store nothing is kept, but the key is accepted for this run.
     QCOMPARE(
         s->post("/admin/keys", {{"actorDid", "did:op:bob"}, {"role", "admin"}}, kKeyAdmin).status,
