@@ -94,15 +94,21 @@ TablePage *MainWindow::addTable(const QString &name, SnapshotTableModel *model)
     m_pages << page;
     m_models << model;
     m_stack->addWidget(page);
-    m_nav->addItem(name);
+    addNavItem(name);
     return page;
+}
+
+void MainWindow::addNavItem(const QString &name)
+{
+    auto *item = new QListWidgetItem(name, m_nav);
+    item->setData(Qt::UserRole, name);
 }
 
 void MainWindow::buildViews()
 {
     using namespace consolerows;
     m_nav->setObjectName(QStringLiteral("views"));
-    m_nav->addItem(tr("Overview"));
+    addNavItem(tr("Overview"));
     m_stack->addWidget(m_overview);
     addTable(tr("Holders"), new SnapshotTableModel(holderColumns(), this));
     addTable(tr("Queue"), new SnapshotTableModel(queueColumns(), this));
@@ -135,9 +141,9 @@ void MainWindow::buildViews()
             [this, kind] { m_ledgerFilter->setKind(kind->currentData().toString()); });
     m_pages << ledgerPage;
     m_stack->addWidget(ledgerPage);
-    m_nav->addItem(tr("Ledger"));
+    addNavItem(tr("Ledger"));
 
-    m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 48);
+    m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 64); // room for "Deadlocks  12"
     connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
 
     m_banner->setObjectName(QStringLiteral("banner"));
@@ -183,7 +189,7 @@ void MainWindow::buildStatusBar()
 void MainWindow::showView(const QString &name)
 {
     for (int i = 0; i < m_nav->count(); ++i) {
-        if (m_nav->item(i)->text() == name)
+        if (m_nav->item(i)->data(Qt::UserRole).toString() == name)
             m_nav->setCurrentRow(i);
     }
 }
@@ -225,6 +231,15 @@ void MainWindow::applyFrame(ConsoleFramePtr frame)
     }
     m_ledger->append(frame->events);
     m_ledger->setNow(now);
+    // Each table's row count next to its name, so "how many are waiting?" needs no click.
+    for (int i = 0; i < int(m_models.size()); ++i) {
+        QListWidgetItem *item = m_nav->item(i + 1);
+        const QString name = item->data(Qt::UserRole).toString();
+        const int rows = m_models[i]->rowCount();
+        const QString text = rows ? QStringLiteral("%1  %2").arg(name).arg(rows) : name;
+        if (item->text() != text)
+            item->setText(text);
+    }
     m_overview->showState(m_state);
     m_notifier->report(incidents);
     updateStatus();

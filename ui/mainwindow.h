@@ -62,6 +62,7 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void addNavItem(const QString &name);
     void buildViews();
     void buildActions();
     void buildStatusBar();

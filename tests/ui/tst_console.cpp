@@ -14,6 +14,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -71,6 +72,9 @@ void TestConsole::leversReachTheEngine()
     QCOMPARE(f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status, 200);
     SnapshotTableModel *holders = f.window->model(QStringLiteral("Holders"));
     QTRY_COMPARE(holders->rowCount(), 3);
+    // The navigation shows each view's count.
+    auto *views = f.window->findChild<QListWidget *>(QStringLiteral("views"));
+    QCOMPARE(views->item(1)->text(), QStringLiteral("Holders  3"));
 
     // Release one lease: select it in Holders, press the lever.
     f.window->showView(QStringLiteral("Holders"));
