@@ -12,6 +12,10 @@ IncidentNotifier::IncidentNotifier(QObject *parent)
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         m_tray = new QSystemTrayIcon(QGuiApplication::windowIcon(), this);
         m_tray->setToolTip(QStringLiteral("Leasehold"));
+        connect(m_tray, &QSystemTrayIcon::messageClicked, this,
+                [this] { emit openRequested(m_lastKind); });
+        connect(m_tray, &QSystemTrayIcon::activated, this,
+                [this] { emit openRequested(m_lastKind); });
         m_tray->show();
     }
 }
@@ -55,6 +59,7 @@ void IncidentNotifier::flush()
                     .arg(leasehold::countOf(qint64(m_pending.size() - 1), "incident", "incidents"));
     if (m_tray)
         m_tray->showMessage(title, text, QSystemTrayIcon::Warning, 8000);
+    m_lastKind = first.kind;
     emit notified(title, text, first.kind);
     ++m_notifications;
     m_pending.clear();

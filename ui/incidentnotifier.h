@@ -29,6 +29,9 @@ public:
 signals:
     // The text to show when there is no tray (always emitted, so the window can log it too).
     void notified(const QString &title, const QString &text, Incident::Kind kind);
+    // The operator clicked the tray icon or the last notification: show the window (and the
+    // view of that incident).
+    void openRequested(Incident::Kind kind);
 
 private:
     void flush();
@@ -38,4 +41,5 @@ private:
     std::vector<Incident> m_pending;
     bool m_flushScheduled = false;
     int m_notifications = 0;
+    Incident::Kind m_lastKind = Incident::Kind::Deadlock;
 };

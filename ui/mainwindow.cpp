@@ -66,10 +66,21 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
                 10'000);
         });
     connect(m_notifier, &IncidentNotifier::notified, this,
-            [this](const QString &title, const QString &text) {
+            [this](const QString &title, const QString &text, Incident::Kind kind) {
+                m_bannerKind = kind;
                 if (!m_notifier->usesTray())
                     showBanner(title, text);
             });
+    connect(m_notifier, &IncidentNotifier::openRequested, this, [this](Incident::Kind kind) {
+        showNormal();
+        raise();
+        activateWindow();
+        showIncidentView(kind);
+    });
+    connect(m_banner, &QLabel::linkActivated, this, [this] {
+        showIncidentView(m_bannerKind);
+        m_banner->hide();
+    });
     m_clock.setInterval(1000);
     connect(&m_clock, &QTimer::timeout, this, &MainWindow::tick);
     m_clock.start();
@@ -150,6 +161,8 @@ void MainWindow::buildViews()
     m_banner->setWordWrap(true);
     m_banner->setMargin(8);
     m_banner->setAutoFillBackground(true);
+    m_banner->setTextFormat(Qt::RichText);
+    m_banner->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
     QPalette warn = m_banner->palette();
     warn.setColor(QPalette::Window, QColor(200, 60, 50));
     warn.setColor(QPalette::WindowText, Qt::white);
@@ -287,10 +300,23 @@ void MainWindow::updateStatus()
 
 void MainWindow::showBanner(const QString &title, const QString &text)
 {
-    m_banner->setText(
-        QStringLiteral("<b>%1</b> — %2").arg(title.toHtmlEscaped(), text.toHtmlEscaped()));
+    m_banner->setText(QStringLiteral("<b>%1</b> — %2 &nbsp; <a href=\"show\" "
+                                     "style=\"color: white\">Show</a>")
+                          .arg(title.toHtmlEscaped(), text.toHtmlEscaped()));
     m_banner->show();
     m_bannerTimer.start();
+}
+
+void MainWindow::showIncidentView(Incident::Kind kind)
+{
+    switch (kind) {
+    case Incident::Kind::Deadlock:
+        return showView(tr("Deadlocks"));
+    case Incident::Kind::Expiry:
+        return showView(tr("Trust"));
+    case Incident::Kind::Suspension:
+        return showView(tr("Agents"));
+    }
 }
 
 QString MainWindow::bannerText() const

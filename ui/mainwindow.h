@@ -70,6 +70,8 @@ private:
     void tick();
     void updateStatus();
     void showBanner(const QString &title, const QString &text);
+    // The view where an incident of `kind` shows.
+    void showIncidentView(Incident::Kind kind);
     QStringList selectedAgents() const;
     TablePage *addTable(const QString &name, SnapshotTableModel *model);
     std::int64_t engineNow() const;
@@ -87,6 +89,7 @@ private:
     IncidentNotifier *m_notifier;
     QLabel *m_banner;
     QTimer m_bannerTimer;
+    Incident::Kind m_bannerKind = Incident::Kind::Deadlock;
     QTimer m_clock; // once a second: relative times and the chart
     QElapsedTimer m_sinceFrame;
     std::uint64_t m_frames = 0;

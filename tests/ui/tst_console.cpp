@@ -13,6 +13,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -210,6 +211,16 @@ void TestConsole::deadlockRaisesAnIncident()
     QVERIFY(!f.window->notifier()->usesTray());
     QTRY_VERIFY(f.window->bannerText().contains(QLatin1String("Deadlock")));
     QCOMPARE(f.window->notifier()->notifications(), 1);
+    // "Show" in the banner opens the view the incident is in.
+    f.window->showView(QStringLiteral("Holders"));
+    auto *banner = f.window->findChild<QLabel *>(QStringLiteral("banner"));
+    emit banner->linkActivated(QStringLiteral("show"));
+    QCOMPARE(f.window->findChild<QListWidget *>(QStringLiteral("views"))
+                 ->currentItem()
+                 ->data(Qt::UserRole)
+                 .toString(),
+             QStringLiteral("Deadlocks"));
+    QVERIFY(f.window->bannerText().isEmpty());
 }
 
 void TestConsole::connectDialogKeyWorksAndSurvivesRestart()
