@@ -35,7 +35,7 @@ bool recentlyExpired(const ConsoleState &state, const std::string &did, std::int
 std::vector<TableColumn> holderColumns()
 {
     return {{tr("Resource")},
-            {tr("Holder")},
+            {tr("Holder"), ColumnKind::Agent},
             {tr("Mode")},
             {tr("Token"), ColumnKind::Number, tr("Fencing token: strictly increasing")},
             {tr("Granted"), ColumnKind::Since},
@@ -67,7 +67,7 @@ std::vector<TableRow> holderRows(const ConsoleState &state)
 
 std::vector<TableColumn> queueColumns()
 {
-    return {{tr("Agent")},
+    return {{tr("Agent"), ColumnKind::Agent},
             {tr("Resource")},
             {tr("Mode")},
             {tr("Kind"), ColumnKind::Text,
@@ -96,7 +96,7 @@ std::vector<TableRow> queueRows(const ConsoleState &state)
 
 std::vector<TableColumn> deadlockColumns()
 {
-    return {{tr("Agent")},
+    return {{tr("Agent"), ColumnKind::Agent},
             {tr("Wants")},
             {tr("Held by")},
             {tr("Who waits for"), ColumnKind::Text, tr("What the holder is itself waiting for")},
@@ -129,7 +129,7 @@ std::vector<TableRow> deadlockRows(const ConsoleState &state)
 
 std::vector<TableColumn> trustColumns()
 {
-    return {{tr("Agent")},
+    return {{tr("Agent"), ColumnKind::Agent},
             {tr("Score"), ColumnKind::Score, tr("0 to 100; an expiry without release costs 5")},
             {tr("Trend"), ColumnKind::Score, tr("Change over about the last minute")},
             {tr("Releases"), ColumnKind::Number},
@@ -160,7 +160,7 @@ std::vector<TableRow> trustRows(const ConsoleState &state)
 std::vector<TableColumn> pinColumns()
 {
     return {{tr("Resource")},
-            {tr("Holder")},
+            {tr("Holder"), ColumnKind::Agent},
             {tr("Pinned"), ColumnKind::Since},
             {tr("Bound"), ColumnKind::Until, tr("The pin ends by itself at this time")},
             {tr("Lease")},
@@ -181,7 +181,7 @@ std::vector<TableRow> pinRows(const ConsoleState &state)
 
 std::vector<TableColumn> agentColumns()
 {
-    return {{tr("Agent")},
+    return {{tr("Agent"), ColumnKind::Agent},
             {tr("Last seen"), ColumnKind::Since},
             {tr("Live sessions"), ColumnKind::Number, tr("MCP sessions seen recently")},
             {tr("Leases"), ColumnKind::Number},
@@ -208,16 +208,6 @@ std::vector<TableRow> agentRows(const ConsoleState &state)
         rows.push_back(std::move(row));
     }
     return rows;
-}
-
-int agentColumnOf(const std::vector<TableColumn> &columns)
-{
-    for (int i = 0; i < int(columns.size()); ++i) {
-        const QString &t = columns[std::size_t(i)].title;
-        if (t == tr("Agent") || t == tr("Holder"))
-            return i;
-    }
-    return -1;
 }
 
 } // namespace consolerows

@@ -52,7 +52,4 @@ std::vector<TableRow> pinRows(const ConsoleState &state);
 std::vector<TableColumn> agentColumns();
 std::vector<TableRow> agentRows(const ConsoleState &state);
 
-// The agent a row of any view is about (its first agent column), for the holder levers.
-int agentColumnOf(const std::vector<TableColumn> &columns);
-
 } // namespace consolerows

@@ -7,23 +7,23 @@ using namespace leasehold;
 
 namespace {
 
-// The value of `key=` in a "k=v k=v" detail, or empty.
-QString detailValue(const std::string &detail, const char *key)
+QString detail(const LedgerEvent &e, const char *key)
 {
-    const std::string needle = std::string(key) + "=";
-    std::size_t at = 0;
-    while ((at = detail.find(needle, at)) != std::string::npos) {
-        if (at == 0 || detail[at - 1] == ' ') {
-            const std::size_t begin = at + needle.size();
-            const std::size_t end = detail.find(' ', begin);
-            return QString::fromStdString(detail.substr(begin, end - begin));
-        }
-        at += needle.size();
-    }
-    return {};
+    return QString::fromStdString(detailValue(e.detail, key));
 }
 
 } // namespace
+
+std::optional<Incident::Kind> incidentKind(const LedgerEvent &e)
+{
+    if (e.kind == EventKind::Refused && e.reason == "deadlock")
+        return Incident::Kind::Deadlock;
+    if (e.kind == EventKind::Expired)
+        return Incident::Kind::Expiry;
+    if (e.kind == EventKind::AdminSuspend && detailValue(e.detail, "suspended") == "true")
+        return Incident::Kind::Suspension;
+    return std::nullopt;
+}
 
 std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
 {
@@ -32,41 +32,49 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
     const Snapshot &now = m_frame->snapshot;
 
     for (const LedgerEvent &e : m_frame->events) {
+        const std::optional<Incident::Kind> kind = incidentKind(e);
+        if (!kind)
+            continue;
         const QString agent = QString::fromStdString(e.actorDid);
         const QString resource = QString::fromStdString(e.resource);
-        if (e.kind == EventKind::Refused && e.reason == "deadlock") {
+        switch (*kind) {
+        case Incident::Kind::Deadlock: {
             DeadlockRecord d{e.seq,
                              e.at,
                              agent,
                              resource,
-                             detailValue(e.detail, "holder"),
-                             detailValue(e.detail, "waiting_on"),
-                             detailValue(e.detail, "cycle").split(',').join(" \u2192 ")};
+                             detail(e, "holder"),
+                             detail(e, "waiting_on"),
+                             detail(e, "cycle").split(',').join(" \u2192 ")};
             if (!d.cycle.isEmpty())
                 d.cycle += " \u2192 " + d.cycle.section(QStringLiteral(" \u2192 "), 0, 0);
             m_deadlocks.push_back(d);
             if (m_deadlocks.size() > kDeadlockMemory)
                 m_deadlocks.pop_front();
-            incidents.push_back({Incident::Kind::Deadlock, agent, resource,
+            incidents.push_back({*kind, agent, resource,
                                  QObject::tr("Deadlock refused: %1 asked for %2, held by %3, "
                                              "who waits for %4")
                                      .arg(agent, resource, d.holder, d.waitingOn),
                                  e.at, e.seq});
-        } else if (e.kind == EventKind::Expired) {
+            break;
+        }
+        case Incident::Kind::Expiry:
             m_lastExpiry[e.actorDid] = e.at;
-            incidents.push_back({Incident::Kind::Expiry, agent, resource,
+            incidents.push_back({*kind, agent, resource,
                                  QObject::tr("%1 let its lease on %2 expire without releasing it")
                                      .arg(agent, resource),
                                  e.at, e.seq});
-        } else if (e.kind == EventKind::AdminSuspend &&
-                   detailValue(e.detail, "suspended") == QLatin1String("true")) {
-            const QString target = detailValue(e.detail, "target");
-            incidents.push_back({Incident::Kind::Suspension,
+            break;
+        case Incident::Kind::Suspension: {
+            const QString target = detail(e, "target");
+            incidents.push_back({*kind,
                                  target,
                                  {},
                                  QObject::tr("%1 was suspended by %2").arg(target, agent),
                                  e.at,
                                  e.seq});
+            break;
+        }
         }
     }
 

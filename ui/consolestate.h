@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <vector>
 
 // Something an operator should hear about at once.
@@ -19,6 +20,10 @@ struct Incident
     std::int64_t at = 0;
     std::uint64_t seq = 0;
 };
+
+// Whether a ledger event is an incident, and which: the one rule the notifications, the
+// highlighted ledger rows and the views share.
+std::optional<Incident::Kind> incidentKind(const leasehold::LedgerEvent &event);
 
 // A deadlock refusal as the ledger recorded it, with the cycle it would have closed.
 struct DeadlockRecord

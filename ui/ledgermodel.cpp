@@ -1,5 +1,6 @@
 #include "ledgermodel.h"
 
+#include "consolestate.h"
 #include "snapshottablemodel.h"
 
 #include <QColor>
@@ -46,10 +47,7 @@ QString LedgerModel::shortKind(EventKind kind)
 
 bool LedgerModel::isIncident(const LedgerEvent &e)
 {
-    return e.kind == EventKind::Expired ||
-           (e.kind == EventKind::Refused && e.reason == "deadlock") ||
-           (e.kind == EventKind::AdminSuspend &&
-            e.detail.find("suspended=true") != std::string::npos);
+    return incidentKind(e).has_value();
 }
 
 int LedgerModel::rowCount(const QModelIndex &parent) const
@@ -70,7 +68,8 @@ QVariant LedgerModel::data(const QModelIndex &index, int role) const
     if (role == SnapshotTableModel::KeyRole)
         return QVariant::fromValue(qulonglong(e.seq));
     if (role == Qt::BackgroundRole)
-        return isIncident(e) ? QVariant(QColor(220, 60, 60, 70)) : QVariant();
+        return isIncident(e) ? QVariant(SnapshotTableModel::markColor(RowMark::Incident))
+                             : QVariant();
     if (role == Qt::TextAlignmentRole)
         return index.column() == Seq || index.column() == Token || index.column() == Time
                    ? QVariant(Qt::AlignRight | Qt::AlignVCenter)

@@ -99,20 +99,27 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
-TablePage *MainWindow::addTable(const QString &name, SnapshotTableModel *model)
+void MainWindow::addTable(const QString &name, std::vector<TableColumn> columns, RowBuilder rows)
 {
+    auto *model = new SnapshotTableModel(std::move(columns), this);
     auto *page = new TablePage(name, model, nullptr, m_stack);
-    m_pages << page;
-    m_models << model;
     m_stack->addWidget(page);
-    addNavItem(name);
-    return page;
+    m_tables.push_back({model, page, rows, addNavItem(name)});
 }
 
-void MainWindow::addNavItem(const QString &name)
+QList<TablePage *> MainWindow::pages() const
+{
+    QList<TablePage *> all;
+    for (const Table &t : m_tables)
+        all << t.page;
+    return all << m_ledgerPage;
+}
+
+QListWidgetItem *MainWindow::addNavItem(const QString &name)
 {
     auto *item = new QListWidgetItem(name, m_nav);
     item->setData(Qt::UserRole, name);
+    return item;
 }
 
 void MainWindow::buildViews()
@@ -121,12 +128,12 @@ void MainWindow::buildViews()
     m_nav->setObjectName(QStringLiteral("views"));
     addNavItem(tr("Overview"));
     m_stack->addWidget(m_overview);
-    addTable(tr("Holders"), new SnapshotTableModel(holderColumns(), this));
-    addTable(tr("Queue"), new SnapshotTableModel(queueColumns(), this));
-    addTable(tr("Deadlocks"), new SnapshotTableModel(deadlockColumns(), this));
-    addTable(tr("Trust"), new SnapshotTableModel(trustColumns(), this));
-    addTable(tr("Pins"), new SnapshotTableModel(pinColumns(), this));
-    addTable(tr("Agents"), new SnapshotTableModel(agentColumns(), this));
+    addTable(tr("Holders"), holderColumns(), holderRows);
+    addTable(tr("Queue"), queueColumns(), queueRows);
+    addTable(tr("Deadlocks"), deadlockColumns(), deadlockRows);
+    addTable(tr("Trust"), trustColumns(), trustRows);
+    addTable(tr("Pins"), pinColumns(), pinRows);
+    addTable(tr("Agents"), agentColumns(), agentRows);
 
     // The ledger: newest first, with its own three filters.
     auto *ledgerPage = new TablePage(tr("Ledger"), m_ledger, m_ledgerFilter, m_stack);
@@ -150,7 +157,7 @@ void MainWindow::buildViews()
     connect(resource, &QLineEdit::textChanged, m_ledgerFilter, &LedgerFilterProxy::setResource);
     connect(kind, &QComboBox::currentIndexChanged, this,
             [this, kind] { m_ledgerFilter->setKind(kind->currentData().toString()); });
-    m_pages << ledgerPage;
+    m_ledgerPage = ledgerPage;
     m_stack->addWidget(ledgerPage);
     addNavItem(tr("Ledger"));
 
@@ -209,7 +216,7 @@ void MainWindow::showView(const QString &name)
 
 TablePage *MainWindow::page(const QString &name) const
 {
-    for (TablePage *p : m_pages) {
+    for (TablePage *p : pages()) {
         if (p->name() == name)
             return p;
     }
@@ -218,9 +225,11 @@ TablePage *MainWindow::page(const QString &name) const
 
 SnapshotTableModel *MainWindow::model(const QString &name) const
 {
-    TablePage *p = page(name);
-    const int at = p ? int(m_pages.indexOf(p)) : -1;
-    return at >= 0 && at < m_models.size() ? m_models.at(at) : nullptr;
+    for (const Table &t : m_tables) {
+        if (t.page->name() == name)
+            return t.model;
+    }
+    return nullptr;
 }
 
 std::int64_t MainWindow::engineNow() const
@@ -234,25 +243,19 @@ void MainWindow::applyFrame(ConsoleFramePtr frame)
     m_sinceFrame.start();
     ++m_frames;
     const std::vector<Incident> incidents = m_state.absorb(frame);
-    using namespace consolerows;
     const std::int64_t now = frame->snapshot.at;
-    const std::vector<std::vector<TableRow> (*)(const ConsoleState &)> builders = {
-        holderRows, queueRows, deadlockRows, trustRows, pinRows, agentRows};
-    for (int i = 0; i < int(builders.size()); ++i) {
-        m_models[i]->setNow(now);
-        m_models[i]->apply(builders[std::size_t(i)](m_state));
+    for (const Table &t : m_tables) {
+        t.model->setNow(now);
+        t.model->apply(t.rows(m_state));
+        // Each table's row count next to its name, so "how many are waiting?" needs no click.
+        const QString name = t.nav->data(Qt::UserRole).toString();
+        const int rows = t.model->rowCount();
+        const QString text = rows ? QStringLiteral("%1  %2").arg(name).arg(rows) : name;
+        if (t.nav->text() != text)
+            t.nav->setText(text);
     }
     m_ledger->append(frame->events);
     m_ledger->setNow(now);
-    // Each table's row count next to its name, so "how many are waiting?" needs no click.
-    for (int i = 0; i < int(m_models.size()); ++i) {
-        QListWidgetItem *item = m_nav->item(i + 1);
-        const QString name = item->data(Qt::UserRole).toString();
-        const int rows = m_models[i]->rowCount();
-        const QString text = rows ? QStringLiteral("%1  %2").arg(name).arg(rows) : name;
-        if (item->text() != text)
-            item->setText(text);
-    }
     m_overview->showState(m_state);
     m_notifier->report(incidents);
     updateStatus();
@@ -263,8 +266,8 @@ void MainWindow::tick()
     if (!m_state.frame())
         return;
     const std::int64_t now = engineNow();
-    for (SnapshotTableModel *m : m_models)
-        m->setNow(now);
+    for (const Table &t : m_tables)
+        t.model->setNow(now);
     m_ledger->setNow(now);
     m_overview->sample(m_state);
 }

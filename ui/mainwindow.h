@@ -1,6 +1,7 @@
 #pragma once
 
 #include "consolestate.h"
+#include "tablerow.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>
@@ -15,6 +16,7 @@ class LedgerModel;
 class OverviewPage;
 class QLabel;
 class QListWidget;
+class QListWidgetItem;
 class QStackedWidget;
 class SnapshotTableModel;
 class TablePage;
@@ -62,7 +64,7 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    void addNavItem(const QString &name);
+    QListWidgetItem *addNavItem(const QString &name);
     void buildViews();
     void buildActions();
     void buildStatusBar();
@@ -73,7 +75,10 @@ private:
     // The view where an incident of `kind` shows.
     void showIncidentView(Incident::Kind kind);
     QStringList selectedAgents() const;
-    TablePage *addTable(const QString &name, SnapshotTableModel *model);
+    using RowBuilder = std::vector<TableRow> (*)(const ConsoleState &);
+    void addTable(const QString &name, std::vector<TableColumn> columns, RowBuilder rows);
+    // Every table page, the ledger's last.
+    QList<TablePage *> pages() const;
     std::int64_t engineNow() const;
 
     EngineLink *m_link;
@@ -82,9 +87,17 @@ private:
     QListWidget *m_nav;
     QStackedWidget *m_stack;
     OverviewPage *m_overview;
-    QList<TablePage *> m_pages;
-    QList<SnapshotTableModel *> m_models;
+    // One live table: its model, its page, how a frame becomes its rows, its navigation line.
+    struct Table
+    {
+        SnapshotTableModel *model;
+        TablePage *page;
+        RowBuilder rows;
+        QListWidgetItem *nav;
+    };
+    std::vector<Table> m_tables;
     LedgerModel *m_ledger;
+    TablePage *m_ledgerPage = nullptr;
     LedgerFilterProxy *m_ledgerFilter;
     IncidentNotifier *m_notifier;
     QLabel *m_banner;

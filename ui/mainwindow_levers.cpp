@@ -95,7 +95,7 @@ void MainWindow::buildActions()
     });
 
     // Context menus: what makes sense on each view's rows.
-    for (TablePage *p : m_pages) {
+    for (TablePage *p : pages()) {
         QTableView *v = p->view();
         if (p->name() == tr("Holders"))
             v->addAction(releaseLease);
@@ -107,19 +107,13 @@ void MainWindow::buildActions()
 
 QStringList MainWindow::selectedAgents() const
 {
-    auto *p = qobject_cast<TablePage *>(m_stack->currentWidget());
-    if (!p)
-        return {};
-    if (p->name() == tr("Ledger"))
-        return p->selectedValues(LedgerModel::Agent);
-    const SnapshotTableModel *m = model(p->name());
-    if (!m)
-        return {};
-    std::vector<TableColumn> columns;
-    for (int c = 0; c < m->columnCount(); ++c)
-        columns.push_back({m->headerData(c, Qt::Horizontal).toString()});
-    const int column = consolerows::agentColumnOf(columns);
-    return column < 0 ? QStringList() : p->selectedValues(column);
+    if (m_stack->currentWidget() == m_ledgerPage)
+        return m_ledgerPage->selectedValues(LedgerModel::Agent);
+    for (const Table &t : m_tables) {
+        if (t.page == m_stack->currentWidget() && t.model->agentColumn() >= 0)
+            return t.page->selectedValues(t.model->agentColumn());
+    }
+    return {};
 }
 
 void MainWindow::releaseSelectedLeases()

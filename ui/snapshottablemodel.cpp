@@ -99,6 +99,15 @@ const TableRow *SnapshotTableModel::rowByKey(const QString &key) const
     return it == m_index.cend() ? nullptr : &m_rows[std::size_t(*it)];
 }
 
+int SnapshotTableModel::agentColumn() const
+{
+    for (int c = 0; c < int(m_columns.size()); ++c) {
+        if (m_columns[std::size_t(c)].kind == ColumnKind::Agent)
+            return c;
+    }
+    return -1;
+}
+
 int SnapshotTableModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
@@ -133,15 +142,12 @@ QVariant SnapshotTableModel::data(const QModelIndex &index, int role) const
     case MarkRole:
         return int(row.mark);
     case Qt::TextAlignmentRole:
-        return column.kind == ColumnKind::Text || column.kind == ColumnKind::Flag
+        return column.kind == ColumnKind::Text || column.kind == ColumnKind::Agent ||
+                       column.kind == ColumnKind::Flag
                    ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::BackgroundRole:
-        if (row.mark == RowMark::Incident)
-            return QColor(220, 60, 60, 70);
-        if (row.mark == RowMark::Attention)
-            return QColor(230, 170, 30, 60);
-        return {};
+        return row.mark == RowMark::None ? QVariant() : QVariant(markColor(row.mark));
     default:
         return {};
     }
@@ -162,6 +168,7 @@ QString SnapshotTableModel::display(const TableColumn &column, const QVariant &v
 {
     switch (column.kind) {
     case ColumnKind::Text:
+    case ColumnKind::Agent:
     case ColumnKind::Number:
         return value.toString();
     case ColumnKind::Score:
@@ -182,6 +189,12 @@ QString SnapshotTableModel::display(const TableColumn &column, const QVariant &v
     }
     }
     return value.toString();
+}
+
+QColor SnapshotTableModel::markColor(RowMark mark)
+{
+    // Translucent, so they read on light and dark palettes alike.
+    return mark == RowMark::Incident ? QColor(220, 60, 60, 70) : QColor(230, 170, 30, 60);
 }
 
 QString SnapshotTableModel::humanDuration(std::int64_t ms)

@@ -3,6 +3,7 @@
 #include "tablerow.h"
 
 #include <QAbstractTableModel>
+#include <QColor>
 #include <QHash>
 
 #include <cstdint>
@@ -34,6 +35,8 @@ public:
     std::int64_t now() const { return m_now; }
 
     const TableRow *rowByKey(const QString &key) const;
+    // The column naming the agent a row is about (ColumnKind::Agent), or -1.
+    int agentColumn() const;
     const std::vector<TableRow> &rows() const { return m_rows; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
@@ -42,6 +45,8 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
+    // The tint of a marked row (any table, the ledger's included).
+    static QColor markColor(RowMark mark);
     // "12 s ago", "3 min", "1 h 4 min": for durations in milliseconds.
     static QString humanDuration(std::int64_t ms);
 

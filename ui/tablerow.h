@@ -7,7 +7,8 @@
 
 // How a column shows its raw value. Times are engine milliseconds since the epoch and shown
 // relative to the model's "now" ("12 s ago", "in 4 s"), so they stay live between frames.
-enum class ColumnKind { Text, Number, Score, Since, Until, Duration, Flag };
+// Agent is text naming the agent a row is about: the holder levers act on it.
+enum class ColumnKind { Text, Agent, Number, Score, Since, Until, Duration, Flag };
 
 struct TableColumn
 {

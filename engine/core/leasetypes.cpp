@@ -61,4 +61,17 @@ std::optional<EventKind> eventKindFromName(std::string_view name)
     return std::nullopt;
 }
 
+std::string detailValue(std::string_view detail, std::string_view key)
+{
+    for (std::size_t at = 0; at < detail.size();) {
+        const std::size_t end = std::min(detail.find(' ', at), detail.size());
+        const std::string_view pair = detail.substr(at, end - at);
+        if (pair.size() > key.size() && pair.substr(0, key.size()) == key &&
+            pair[key.size()] == '=')
+            return std::string(pair.substr(key.size() + 1));
+        at = end + 1;
+    }
+    return {};
+}
+
 } // namespace leasehold

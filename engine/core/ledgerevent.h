@@ -44,6 +44,9 @@ struct LedgerEvent
     std::string detail; // short "key=value key=value" text
 };
 
+// The value of `key` in an event's "key=value key=value" detail, or empty.
+std::string detailValue(std::string_view detail, std::string_view key);
+
 // Which ledger events a reader wants; empty fields match everything. `resource` matches that
 // resource and everything below it.
 struct LedgerFilter

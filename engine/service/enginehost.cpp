@@ -221,12 +221,9 @@ void EngineHost::appendOps(const LedgerEvent &event)
         ops.push_back(DropLease{event.leaseId});
         putAgent(event.actorDid);
         break;
-    case EventKind::AdminSuspend: {
-        const std::size_t at = event.detail.find("target=");
-        if (at != std::string::npos)
-            putAgent(event.detail.substr(at + 7, event.detail.find(' ', at) - at - 7));
+    case EventKind::AdminSuspend:
+        putAgent(detailValue(event.detail, "target"));
         break;
-    }
     default:
         break;
     }
