@@ -5,6 +5,7 @@
 
 #include "ctlclient.h"
 #include "ctlcommands.h"
+#include "options.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -17,32 +18,25 @@
 
 namespace {
 
-struct Flag
+const std::vector<AppFlag> &flags()
 {
-    const char *name;
-    const char *value; // nullptr: a switch
-    const char *help;
-};
-
-const std::vector<Flag> &flags()
-{
-    static const std::vector<Flag> all = {
+    static const std::vector<AppFlag> all = {
         {"url", "URL",
-         "The instance (default: $LEASEHOLD_URL, the config file, http://127.0.0.1:7878)."},
-        {"key", "KEY",
-         "Bearer key (default: $LEASEHOLD_KEY, else the data directory's admin key)."},
-        {"config", "FILE", "The instance's config file (for its address and data directory)."},
-        {"data-dir", "DIR", "The instance's data directory (for its admin key)."},
-        {"json", nullptr, "Print JSON instead of a table (JSON Lines for ledger)."},
-        {"timeout", "SECONDS", "Give up on a request after this long (default 10)."},
-        {"since", "SEQ", "ledger: events after this sequence number (default: the last 20)."},
-        {"limit", "N", "ledger: at most this many events per page (default 100)."},
-        {"agent", "DID", "ledger: only this agent's events."},
-        {"resource", "NAME", "ledger: only this resource and what is below it."},
-        {"kind", "KIND", "ledger: only this kind, e.g. coordination.lease.expired."},
-        {"follow", nullptr, "ledger: keep printing new events until interrupted."},
-        {"role", "ROLE", "keys add: agent (default) or admin."},
-        {"yes", nullptr, "release-all: really release every lease."},
+         "The instance (default: $LEASEHOLD_URL, the config file, http://127.0.0.1:7878).", ""},
+        {"key", "KEY", "Bearer key (default: $LEASEHOLD_KEY, else the data directory's admin key).",
+         ""},
+        {"config", "FILE", "The instance's config file (for its address and data directory).", ""},
+        {"data-dir", "DIR", "The instance's data directory (for its admin key).", ""},
+        {"json", nullptr, "Print JSON instead of a table (JSON Lines for ledger).", ""},
+        {"timeout", "SECONDS", "Give up on a request after this long (default 10).", ""},
+        {"since", "SEQ", "ledger: events after this sequence number (default: the last 20).", ""},
+        {"limit", "N", "ledger: at most this many events per page (default 100).", ""},
+        {"agent", "DID", "ledger: only this agent's events.", ""},
+        {"resource", "NAME", "ledger: only this resource and what is below it.", ""},
+        {"kind", "KIND", "ledger: only this kind, e.g. coordination.lease.expired.", ""},
+        {"follow", nullptr, "ledger: keep printing new events until interrupted.", ""},
+        {"role", "ROLE", "keys add: agent (default) or admin.", ""},
+        {"yes", nullptr, "release-all: really release every lease.", ""},
     };
     return all;
 }
@@ -84,7 +78,7 @@ const std::vector<CtlCommand> &ctlCommands()
 QStringList ctlFlags()
 {
     QStringList names;
-    for (const Flag &f : flags())
+    for (const AppFlag &f : flags())
         names << QLatin1String(f.name);
     return names;
 }
@@ -103,11 +97,7 @@ int runCtl(const QStringList &arguments)
                                   "5 unexpected answer.");
     parser.setApplicationDescription(description);
     parser.addHelpOption();
-    for (const Flag &f : flags())
-        parser.addOption(f.value
-                             ? QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help),
-                                                  QLatin1String(f.value))
-                             : QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help)));
+    addFlags(parser, flags());
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("What to do (see above)."));
     if (!parser.parse(arguments)) {

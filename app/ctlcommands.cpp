@@ -27,6 +27,13 @@ QString text(const json &value)
 
 volatile std::sig_atomic_t g_stop = 0;
 
+// "released 3 leases": what a release lever answered.
+QString released(const json &reply)
+{
+    return QStringLiteral("released ") +
+           leasehold::countOf(reply.value("released", 0), "lease", "leases");
+}
+
 } // namespace
 
 CtlCommands::CtlCommands(CtlClient &client, const QCommandLineParser &parser, bool asJson)
@@ -54,29 +61,29 @@ CtlExit CtlCommands::run(const QStringList &args)
         return wait();
     if (command == QLatin1String("release-holder") && needs(2, "release-holder DID"))
         return lever(QStringLiteral("/admin/release-holder"), {{"actorDid", args[1].toStdString()}},
-                     QStringLiteral("released %1 of ") + args[1]);
+                     [&](const json &r) { return released(r) + QStringLiteral(" of ") + args[1]; });
     if (command == QLatin1String("release-all") && needs(1, "release-all --yes")) {
         if (!m_parser.isSet(QStringLiteral("yes"))) {
             m_err << "leasehold ctl: release-all releases every lease of every agent; add --yes\n";
             return CtlExit::Usage;
         }
-        return lever(QStringLiteral("/admin/release-all"), json::object(),
-                     QStringLiteral("released %1"));
+        return lever(QStringLiteral("/admin/release-all"), json::object(), released);
     }
     if ((command == QLatin1String("suspend") || command == QLatin1String("unsuspend")) &&
         needs(2, "suspend|unsuspend DID")) {
         const bool on = command == QLatin1String("suspend");
         return lever(QStringLiteral("/admin/suspend"),
-                     {{"actorDid", args[1].toStdString()}, {"suspended", on}},
-                     args[1] + (on ? QStringLiteral(" is suspended")
-                                   : QStringLiteral(" may acquire again")));
+                     {{"actorDid", args[1].toStdString()}, {"suspended", on}}, [&](const json &) {
+                         return args[1] + (on ? QStringLiteral(" is suspended")
+                                              : QStringLiteral(" may acquire again"));
+                     });
     }
     if ((command == QLatin1String("pause") || command == QLatin1String("resume")) &&
         needs(1, "pause|resume")) {
         const bool on = command == QLatin1String("pause");
-        return lever(QStringLiteral("/admin/pause"), {{"paused", on}},
-                     on ? QStringLiteral("admissions paused")
-                        : QStringLiteral("admissions resumed"));
+        return lever(QStringLiteral("/admin/pause"), {{"paused", on}}, [on](const json &) {
+            return on ? QStringLiteral("admissions paused") : QStringLiteral("admissions resumed");
+        });
     }
     if (command == QLatin1String("ledger") && needs(1, "ledger [--since N] [--follow] ..."))
         return ledger();
@@ -216,7 +223,7 @@ CtlExit CtlCommands::wait()
     return CtlExit::Ok;
 }
 
-CtlExit CtlCommands::lever(const QString &route, const json &body, const QString &done)
+CtlExit CtlCommands::lever(const QString &route, const json &body, const Describe &done)
 {
     const CtlClient::Reply r = m_client.post(kBase + route, body);
     if (auto code = failure(r))
@@ -224,10 +231,7 @@ CtlExit CtlCommands::lever(const QString &route, const json &body, const QString
     if (m_json)
         printJson(r.body);
     else
-        m_out << (done.contains(QLatin1String("%1"))
-                      ? done.arg(leasehold::countOf(r.body.value("released", 0), "lease", "leases"))
-                      : done)
-              << "\n";
+        m_out << done(r.body) << "\n";
     return CtlExit::Ok;
 }
 
@@ -252,12 +256,11 @@ CtlExit CtlCommands::keysAdd(const QString &did)
 CtlExit CtlCommands::ledger()
 {
     QList<QPair<QString, QString>> filters;
-    for (const char *name : {"agent", "resource", "kind"}) {
-        if (m_parser.isSet(QLatin1String(name)))
-            filters.append({QLatin1String(name) == QLatin1String("agent")
-                                ? QStringLiteral("actorDid")
-                                : QLatin1String(name),
-                            m_parser.value(QLatin1String(name))});
+    const std::pair<const char *, const char *> flagToQuery[] = {
+        {"agent", "actorDid"}, {"resource", "resource"}, {"kind", "kind"}};
+    for (const auto &[flag, query] : flagToQuery) {
+        if (m_parser.isSet(QLatin1String(flag)))
+            filters.append({QLatin1String(query), m_parser.value(QLatin1String(flag))});
     }
     bool ok = true;
     const int limit = m_parser.isSet("limit") ? m_parser.value("limit").toInt(&ok) : 100;

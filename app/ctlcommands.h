@@ -5,6 +5,8 @@
 
 #include <QTextStream>
 
+#include <functional>
+
 class QCommandLineParser;
 
 // The ctl subcommands: each makes its requests, prints a table (or JSON) and returns the exit
@@ -20,7 +22,9 @@ private:
     CtlExit status();
     CtlExit holders();
     CtlExit wait();
-    CtlExit lever(const QString &route, const nlohmann::json &body, const QString &done);
+    // Posts an admin lever; prints done(reply) (or the reply with --json).
+    using Describe = std::function<QString(const nlohmann::json &reply)>;
+    CtlExit lever(const QString &route, const nlohmann::json &body, const Describe &done);
     CtlExit ledger();
     CtlExit keysAdd(const QString &did);
 

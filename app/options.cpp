@@ -27,6 +27,15 @@ const std::vector<AppFlag> &appFlags()
     return all;
 }
 
+void addFlags(QCommandLineParser &parser, const std::vector<AppFlag> &flags)
+{
+    for (const AppFlag &f : flags)
+        parser.addOption(f.value
+                             ? QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help),
+                                                  QLatin1String(f.value), QLatin1String(f.fallback))
+                             : QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help)));
+}
+
 ParsedOptions parseOptions(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -40,11 +49,7 @@ ParsedOptions parseOptions(const QStringList &arguments)
                        "--help); leasehold completion bash prints shell completion."));
     parser.addHelpOption();
     parser.addVersionOption();
-    for (const AppFlag &f : appFlags())
-        parser.addOption(f.value
-                             ? QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help),
-                                                  QLatin1String(f.value), QLatin1String(f.fallback))
-                             : QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help)));
+    addFlags(parser, appFlags());
     const QString headless = QStringLiteral("headless"), port = QStringLiteral("port"),
                   bind = QStringLiteral("bind"), open = QStringLiteral("open"),
                   keys = QStringLiteral("keys"), workspace = QStringLiteral("workspace"),

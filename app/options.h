@@ -47,3 +47,5 @@ struct AppFlag
     const char *fallback;
 };
 const std::vector<AppFlag> &appFlags();
+// Adds each of `flags` to `parser` (the main command line's and ctl's tables alike).
+void addFlags(class QCommandLineParser &parser, const std::vector<AppFlag> &flags);

@@ -8,6 +8,7 @@
 #include "logging.h"
 #include "sqlitestore.h"
 #include "version.h"
+#include "workspacetools.h"
 
 #include <QDir>
 #include <QFile>
@@ -157,7 +158,7 @@ Service::ConsoleEnds Service::attachConsole(const QString &operatorDid)
             f.listenUrl = m_url;
             f.open = m_options.open;
             f.workspace = !m_options.workspace.isEmpty();
-            f.strict = f.workspace && g.liveAgents > 1;
+            f.strict = f.workspace && WorkspaceTools::strict(g.liveAgents);
             f.liveAgents = g.liveAgents;
             f.mcpSessions = g.mcpSessions;
             f.openConnections = g.openConnections;

@@ -32,13 +32,19 @@ void ConsoleFeed::onEvent(const LedgerEvent &event)
 {
     // A burst larger than a frame can carry keeps its newest events; dropping from the front
     // in bulk (not one by one) keeps this O(1) per event.
-    if (m_events.size() >= 2 * m_maxEvents) {
-        const std::size_t drop = m_events.size() - m_maxEvents;
-        m_events.erase(m_events.begin(), m_events.begin() + std::ptrdiff_t(drop));
-        m_skipped += drop;
-    }
+    if (m_events.size() >= 2 * m_maxEvents)
+        keepNewest(m_maxEvents);
     m_events.push_back(event);
     schedule();
+}
+
+void ConsoleFeed::keepNewest(std::size_t count)
+{
+    if (m_events.size() <= count)
+        return;
+    const std::size_t drop = m_events.size() - count;
+    m_events.erase(m_events.begin(), m_events.begin() + std::ptrdiff_t(drop));
+    m_skipped += drop;
 }
 
 void ConsoleFeed::schedule()
@@ -59,11 +65,7 @@ void ConsoleFeed::publish()
     auto frame = std::make_shared<ConsoleFrame>();
     frame->number = ++m_number;
     frame->snapshot = m_host.engine().snapshot();
-    if (m_events.size() > m_maxEvents) {
-        const std::size_t drop = m_events.size() - m_maxEvents;
-        m_events.erase(m_events.begin(), m_events.begin() + std::ptrdiff_t(drop));
-        m_skipped += drop;
-    }
+    keepNewest(m_maxEvents);
     frame->events.swap(m_events);
     frame->eventsSkipped = std::exchange(m_skipped, 0);
     if (m_facts)

@@ -41,6 +41,8 @@ signals:
 
 private:
     void onEvent(const LedgerEvent &event);
+    // Drops all but the newest `count` collected events, counting them as skipped.
+    void keepNewest(std::size_t count);
     void schedule();
     void publish();
 

@@ -1,5 +1,7 @@
 #include "fieldreader.h"
 
+#include <regex>
+
 namespace leasehold {
 
 using nlohmann::json;
@@ -156,6 +158,12 @@ bool isValidDid(const std::string &did)
             return false;
     }
     return true;
+}
+
+bool isDidSyntax(const std::string &did)
+{
+    static const std::regex syntax("did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]");
+    return did.size() <= 256 && std::regex_match(did, syntax);
 }
 
 } // namespace leasehold

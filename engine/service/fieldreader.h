@@ -53,5 +53,8 @@ private:
 
 // 1–256 printable characters (no control characters): the shape of an actorDid.
 bool isValidDid(const std::string &did);
+// A DID as W3C writes it (did:<method>:<name>, the name not ending in ':'), at most 256
+// characters: what a key is minted for.
+bool isDidSyntax(const std::string &did);
 
 } // namespace leasehold

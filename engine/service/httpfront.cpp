@@ -8,7 +8,6 @@
 #include <QHttpServerRequest>
 #include <QHttpServerResponder>
 #include <QPointer>
-#include <QRegularExpression>
 #include <QTcpSocket>
 
 namespace leasehold {
@@ -141,10 +140,7 @@ std::optional<QByteArray> HttpFront::mintKey(const QString &did, Role role, QStr
                                 "X-Agent-Id header and need no key");
         return std::nullopt;
     }
-    // A DID as W3C writes it: did:<method>:<id>, the id not ending in ':'.
-    static const QRegularExpression didSyntax(
-        QStringLiteral("^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$"));
-    if (did.size() > 256 || !didSyntax.match(did).hasMatch()) {
+    if (!isDidSyntax(did.toStdString())) {
         *error = QStringLiteral("actorDid must be a DID such as did:agent:claude-1 (did:, a "
                                 "method, ':', a name of letters, digits and ._:%-; at most 256 "
                                 "characters)");

@@ -201,7 +201,7 @@ WorkspaceTools::guard(const std::string &actor, const std::vector<const Target *
              {"expiresInMs", std::max<std::int64_t>(0, held->expiresAt - now)}},
             sentence);
     }
-    if (m_sessions.liveAgents() > 1) {
+    if (strict(m_sessions.liveAgents())) {
         json unlocked = json::array();
         for (const Target *t : targets)
             if (!m_host.engine().coveringLease(actor, t->name))

@@ -38,6 +38,9 @@ public:
     };
 
     WorkspaceTools(EngineHost &host, McpSessions &sessions, const QString &root, Options options);
+
+    // Strict mode: with more than one agent live, a change needs a covering write lease.
+    static bool strict(int liveAgents) { return liveAgents > 1; }
     WorkspaceTools(EngineHost &host, McpSessions &sessions, const QString &root)
         : WorkspaceTools(host, sessions, root, Options())
     {}

@@ -11,6 +11,7 @@
 #include "tablepage.h"
 
 #include <QDir>
+#include <QEventLoop>
 #include <QSortFilterProxyModel>
 #include <QThread>
 
@@ -129,8 +130,12 @@ void TestConsoleDemo::demoFillsEveryViewAndStaysResponsive()
         last = now;
     });
     const std::uint64_t framesBefore = f.window->framesApplied();
+    // The measurement window: ten seconds of the UI thread's own event loop (this is what is
+    // measured, so it must really run; nothing here waits for an outcome).
+    QEventLoop window;
+    QTimer::singleShot(10'000, &window, &QEventLoop::quit);
     probe.start();
-    QTRY_VERIFY_WITH_TIMEOUT(clock.elapsed() >= 10'000, 20'000);
+    window.exec();
     probe.stop();
     const double seconds = double(driver->elapsedMs.load()) / 1000.0;
     const quint64 done = driver->completed.load();
