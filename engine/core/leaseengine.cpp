@@ -81,6 +81,12 @@ LeaseRecord *LeaseEngine::ownLease(const AgentRecord *agent, const ResourceName 
 LeaseInfo LeaseEngine::describe(const LeaseRecord &l) const
 {
     LeaseInfo info;
+    describe(l, info);
+    return info;
+}
+
+void LeaseEngine::describe(const LeaseRecord &l, LeaseInfo &info) const
+{
     info.leaseId = l.leaseId;
     info.resource = l.resource.canonical();
     info.holder = l.agent->did;
@@ -91,7 +97,7 @@ LeaseInfo LeaseEngine::describe(const LeaseRecord &l) const
     info.ttlMs = l.ttlMs;
     info.pins = l.pins;
     info.pendingRelease = l.pending.has_value();
-    return info;
+    info.extended = false;
 }
 
 std::optional<LeaseEngine::Contention> LeaseEngine::findContention(const Request &req,

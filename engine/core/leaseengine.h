@@ -95,6 +95,8 @@ public:
     void restoreSequence(std::uint64_t lastSeq);
     // An agent's persistent part (trust, counts, suspension).
     std::optional<AgentState> agentState(const std::string &did) const;
+    // The same into `into`, reusing its storage; false (and `into` untouched) for no such agent.
+    bool agentState(const std::string &did, AgentState &into) const;
 
     // Liveness as the host sees it (sessions); feeds the agents view.
     void setLiveSessions(const std::string &did, int sessions);
@@ -113,6 +115,8 @@ public:
                         const std::string &leaseId, std::string what, std::string detail);
     WaitView waitView(const ResourceName *filter = nullptr) const;
     std::optional<LeaseInfo> lease(const std::string &leaseId) const;
+    // The same into `into`, reusing its storage; false (and `into` untouched) for no such lease.
+    bool lease(const std::string &leaseId, LeaseInfo &into) const;
     const Counters &counters() const { return m_counters; }
     std::size_t leaseCount() const { return m_leases.size(); }
     std::size_t parkedCount() const { return m_waiters.size(); }
@@ -150,6 +154,7 @@ private:
     void dropPin(PinRecord *pin, const char *reason);
     LeaseRecord *ownLease(const AgentRecord *agent, const ResourceName &name) const;
     LeaseInfo describe(const LeaseRecord &lease) const;
+    void describe(const LeaseRecord &lease, LeaseInfo &into) const;
     // Who holds something conflicting with `name` now, other than `self` (empty: nobody).
     std::string holderOf(const ResourceName &name, bool exclusive, const AgentRecord *self) const;
     std::int64_t clampTtl(std::optional<std::int64_t> ttlMs) const;

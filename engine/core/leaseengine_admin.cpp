@@ -102,6 +102,15 @@ std::optional<LeaseInfo> LeaseEngine::lease(const std::string &leaseId) const
     return describe(*it->second);
 }
 
+bool LeaseEngine::lease(const std::string &leaseId, LeaseInfo &into) const
+{
+    auto it = m_leases.find(leaseId);
+    if (it == m_leases.end())
+        return false;
+    describe(*it->second, into);
+    return true;
+}
+
 std::string LeaseEngine::holderOf(const ResourceName &name, bool exclusive,
                                   const AgentRecord *self) const
 {

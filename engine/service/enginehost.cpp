@@ -37,15 +37,14 @@ void EngineHost::submitPending()
     if (!m_store || m_pendingOps.empty())
         return;
     m_flush.stop();
-    m_lastTicket = m_store->submit(std::move(m_pendingOps));
-    m_pendingOps.clear();
+    m_lastTicket = m_store->submit(m_pendingOps);
 }
 
-void EngineHost::keep(StoreOp op)
+void EngineHost::keep(const StoreOp &op)
 {
     if (!m_store)
         return;
-    m_pendingOps.push_back(std::move(op));
+    m_pendingOps.add(op);
     if (!m_flush.isActive())
         m_flush.start();
 }
@@ -149,11 +148,8 @@ int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
     m_engine->setListener(nullptr);
     m_engine = std::make_unique<LeaseEngine>(*m_clock, m_config, std::make_unique<IdGenerator>(),
                                              TokenAllocator(first, 4096, [this](std::uint64_t end) {
-                                                 // Before the grant that needed it. (Built in
-                                                 // place: GCC 12 warns falsely on a moved
-                                                 // temporary.)
-                                                 m_pendingOps.emplace_back(
-                                                     std::in_place_type<ReserveTokens>, end);
+                                                 // Before the grant that needed it.
+                                                 m_pendingOps.reserveTokens(end);
                                              }));
     m_engine->setListener(this);
     m_engine->restoreSequence(state.lastSeq);
@@ -166,13 +162,17 @@ int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
             !m_engine->restoreLease(l, std::get<ResourceName>(name))) {
             qCWarning(lcService) << "stored lease" << l.leaseId.c_str() << "on"
                                  << l.resource.c_str() << "could not be restored; dropped";
-            m_lastTicket = m_store->submit({DropLease{l.leaseId}});
+            StoreOps drop;
+            drop.dropLease(l.leaseId);
+            m_lastTicket = m_store->submit(drop);
             continue;
         }
         ++restored;
     }
     // The token range this run starts in is reserved before any token of it is issued.
-    m_lastTicket = m_store->submit({ReserveTokens{first}});
+    StoreOps reserve;
+    reserve.reserveTokens(first);
+    m_lastTicket = m_store->submit(reserve);
     tick(); // what fell due while down expires now, with the usual trust and ledger effects
     return restored;
 }
@@ -206,19 +206,19 @@ void EngineHost::durable(std::uint64_t ticket)
 
 void EngineHost::appendOps(const LedgerEvent &event)
 {
-    std::vector<StoreOp> &ops = m_pendingOps;
+    StoreOps &ops = m_pendingOps;
     auto putAgent = [&](const std::string &did) {
-        if (auto state = m_engine->agentState(did))
-            ops.push_back(PutAgent{*state});
+        if (m_engine->agentState(did, m_scratchAgent))
+            ops.putAgent(m_scratchAgent);
     };
     switch (event.kind) {
     case EventKind::Granted:
-        if (auto lease = m_engine->lease(event.leaseId))
-            ops.push_back(PutLease{*lease});
+        if (m_engine->lease(event.leaseId, m_scratchLease))
+            ops.putLease(m_scratchLease);
         break;
     case EventKind::Released:
     case EventKind::Expired:
-        ops.push_back(DropLease{event.leaseId});
+        ops.dropLease(event.leaseId);
         putAgent(event.actorDid);
         break;
     case EventKind::AdminSuspend:
@@ -227,7 +227,7 @@ void EngineHost::appendOps(const LedgerEvent &event)
     default:
         break;
     }
-    ops.push_back(AppendEvent{event});
+    ops.appendEvent(event);
 }
 
 } // namespace leasehold

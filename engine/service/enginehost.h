@@ -72,7 +72,7 @@ public:
     void closeStore();
     // Keeps `op` with the decisions of the current call (a key minted by an operator, say);
     // whenDurable() covers it like any decision. Without a store it is dropped.
-    void keep(StoreOp op);
+    void keep(const StoreOp &op);
     // Calls `done` once everything decided so far is durable (at once without a store). The
     // transport answers through this, so no client hears of a grant a crash could undo.
     void whenDurable(std::function<void()> done);
@@ -106,9 +106,11 @@ private:
     std::unordered_map<std::uint64_t, WaitCallback> m_waits;
     EngineConfig m_config;
     LeaseStore *m_store = nullptr;
-    std::vector<StoreOp> m_pendingOps; // what the current engine call decided, not yet submitted
-    std::uint64_t m_lastTicket = 0;    // the last store ticket submitted
-    std::uint64_t m_durable = 0;       // the highest ticket the store reported durable
+    StoreOps m_pendingOps;    // what the current engine call decided, not yet submitted
+    LeaseInfo m_scratchLease; // appendOps describes into these, reusing their storage
+    AgentState m_scratchAgent;
+    std::uint64_t m_lastTicket = 0; // the last store ticket submitted
+    std::uint64_t m_durable = 0;    // the highest ticket the store reported durable
     std::deque<std::pair<std::uint64_t, std::function<void()>>> m_durableWaiters;
 };
 

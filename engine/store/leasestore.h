@@ -1,52 +1,14 @@
 #pragma once
 
-#include "leasetypes.h"
-#include "ledgerevent.h"
-#include "snapshot.h"
+#include "storeops.h"
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace leasehold {
-
-// One change for the store to make durable.
-struct PutLease
-{
-    LeaseInfo lease;
-};
-struct DropLease
-{
-    std::string leaseId;
-};
-struct PutAgent
-{
-    AgentState agent;
-};
-struct AppendEvent
-{
-    LedgerEvent event;
-};
-struct ReserveTokens
-{
-    std::uint64_t end = 0; // every token below `end` may have been issued
-};
-// A bearer key minted while running. Only its SHA-256 digest is kept, never the key.
-struct StoredKey
-{
-    std::string digestHex;
-    std::string did;
-    std::string role; // "agent" or "admin"
-    TimeMs createdAt = 0;
-};
-struct PutKey
-{
-    StoredKey key;
-};
-using StoreOp = std::variant<PutLease, DropLease, PutAgent, AppendEvent, ReserveTokens, PutKey>;
 
 // What a previous run left behind.
 struct StoredState
@@ -81,9 +43,11 @@ public:
 
     // Reads what the previous run left; nothing (with `error` set) when the store is unusable.
     virtual std::optional<StoredState> load(std::string *error) = 0;
-    // Queues `ops` and returns their ticket; never blocks. Ledger events beyond the queue's
-    // bound are dropped and counted; state changes are never dropped.
-    virtual std::uint64_t submit(std::vector<StoreOp> ops) = 0;
+    // Queues what `ops` holds and returns its ticket; never blocks. `ops` is left empty, its
+    // storage possibly swapped for that of a submission already committed, so a steady stream
+    // of submissions allocates nothing. Ledger events beyond the queue's bound are dropped and
+    // counted; state changes are never dropped.
+    virtual std::uint64_t submit(StoreOps &ops) = 0;
     // Called with the highest durable ticket after each commit.
     virtual void setDurableCallback(std::function<void(std::uint64_t)> callback) = 0;
     // Ledger events with seq > since that match `filter`, oldest first.

@@ -173,38 +173,31 @@ std::optional<StoredState> SqliteStore::load(std::string *error)
     return state;
 }
 
-std::uint64_t SqliteStore::submit(std::vector<StoreOp> ops)
+std::uint64_t SqliteStore::submit(StoreOps &ops)
 {
     const std::uint64_t ticket = ++m_submitted;
-    Chunk chunk{ticket, std::move(ops), 0};
+    Chunk chunk{ticket, std::move(ops)};
+    ops.clear();
     bool wake = false;
-    std::vector<Chunk> spent; // destroyed here, after the lock is released
-    for (const StoreOp &op : chunk.ops)
-        chunk.events += std::holds_alternative<AppendEvent>(op) ? 1 : 0;
     {
         std::lock_guard lock(m_mutex);
         const std::size_t room =
             m_options.maxQueuedEvents - std::min(m_options.maxQueuedEvents, m_queuedEvents);
-        if (chunk.events > room) {
+        if (chunk.ops.events() > room) {
             // Ledger events beyond the bound are dropped (and counted); state never is.
-            std::size_t keep = room;
-            std::erase_if(chunk.ops, [&keep](const StoreOp &op) {
-                if (!std::holds_alternative<AppendEvent>(op))
-                    return false;
-                if (keep == 0)
-                    return true;
-                --keep;
-                return false;
-            });
-            m_dropped.fetch_add(chunk.events - room, std::memory_order_relaxed);
-            chunk.events = room;
+            m_dropped.fetch_add(chunk.ops.events() - room, std::memory_order_relaxed);
+            chunk.ops.keepEvents(room);
         }
-        m_queuedEvents += chunk.events;
+        m_queuedEvents += chunk.ops.events();
         m_queuedOps += chunk.ops.size();
         m_queue.push_back(std::move(chunk)); // an empty chunk still brings its ticket back
         wake = m_writerWaiting;
         m_writerWaiting = false;
-        spent.swap(m_spent);
+        if (!m_spare.empty()) {
+            ops = std::move(m_spare.back());
+            m_spare.pop_back();
+            m_spareBytes -= ops.capacity();
+        }
     }
     // A busy writer takes this with its next batch; waking it costs a system call per decision.
     if (wake)

@@ -46,7 +46,7 @@ public:
     ~SqliteStore() override;
 
     std::optional<StoredState> load(std::string *error) override;
-    std::uint64_t submit(std::vector<StoreOp> ops) override;
+    std::uint64_t submit(StoreOps &ops) override;
     void setDurableCallback(std::function<void(std::uint64_t)> callback) override;
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
                                     const LedgerFilter &filter) override;
@@ -58,13 +58,14 @@ private:
     struct Chunk
     {
         std::uint64_t ticket;
-        std::vector<StoreOp> ops;
-        std::size_t events = 0;
+        StoreOps ops;
     };
 
     // sqlitestore_writer.cpp
     void writerLoop();
-    bool commit(QSqlDatabase &db, const std::vector<Chunk> &batch);
+    bool commit(QSqlDatabase &db, const std::vector<StoreOp> &ops);
+    // Hands the committed batch's buffers back for reuse (writer thread).
+    void recycle(std::vector<Chunk> &batch);
     void applyRetention(QSqlDatabase &db);
 
     bool createOrCheckSchema(QSqlDatabase &db, std::string *error);
@@ -85,9 +86,11 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<Chunk> m_queue;
-    // Committed chunks, handed back so that the engine thread, which allocated them, frees them
-    // (freeing across threads makes both contend on the allocator's locks).
-    std::vector<Chunk> m_spent;
+    // Buffers of committed submissions, emptied, for the engine thread to fill again: it
+    // allocated them, and reusing them spares it both the allocation and a free of memory the
+    // writer last touched. Bounded by count and by the storage they keep.
+    std::vector<StoreOps> m_spare;
+    std::size_t m_spareBytes = 0;
     std::size_t m_queuedEvents = 0;
     std::size_t m_queuedOps = 0;
     bool m_stopping = false;

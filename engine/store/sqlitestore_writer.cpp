@@ -9,7 +9,6 @@
 #include <QVariant>
 
 #include <chrono>
-#include <iterator>
 #include <string_view>
 #include <unordered_map>
 
@@ -37,6 +36,7 @@ void SqliteStore::writerLoop()
             qCCritical(lcStore) << "writer cannot open" << m_options.path << db.lastError().text();
         QSqlQuery(db).exec(QStringLiteral("PRAGMA synchronous = FULL"));
         std::vector<Chunk> batch;
+        std::vector<StoreOp> ops; // the batch, decoded
         int backoffMs = 10;
         for (;;) {
             if (batch.empty()) {
@@ -46,16 +46,19 @@ void SqliteStore::writerLoop()
                 m_writerWaiting = false;
                 if (m_queue.empty() && m_stopping)
                     break;
-                std::size_t ops = 0;
-                while (!m_queue.empty() && (batch.empty() || ops < m_options.maxBatch)) {
-                    m_queuedEvents -= m_queue.front().events;
+                std::size_t taken = 0;
+                while (!m_queue.empty() && (batch.empty() || taken < m_options.maxBatch)) {
+                    m_queuedEvents -= m_queue.front().ops.events();
                     m_queuedOps -= m_queue.front().ops.size();
-                    ops += m_queue.front().ops.size();
+                    taken += m_queue.front().ops.size();
                     batch.push_back(std::move(m_queue.front()));
                     m_queue.pop_front();
                 }
+                ops.clear();
+                for (const Chunk &chunk : batch)
+                    chunk.ops.decode(ops);
             }
-            if (!commit(db, batch)) {
+            if (!commit(db, ops)) {
                 // Never skip a batch: what it holds may have been promised as soon as durable.
                 m_failed.fetch_add(1);
                 std::this_thread::sleep_for(std::chrono::milliseconds(backoffMs));
@@ -64,13 +67,7 @@ void SqliteStore::writerLoop()
             }
             backoffMs = 10;
             const std::uint64_t ticket = batch.back().ticket;
-            {
-                std::lock_guard lock(m_mutex);
-                if (m_spent.size() <
-                    65'536) // the engine thread frees them with its next submission
-                    std::move(batch.begin(), batch.end(), std::back_inserter(m_spent));
-            }
-            batch.clear();
+            recycle(batch);
             m_durable.store(ticket);
             if ((m_batches.fetch_add(1) + 1) %
                     std::max<std::uint64_t>(1, m_options.retentionEvery) ==
@@ -90,7 +87,27 @@ void SqliteStore::writerLoop()
     QSqlDatabase::removeDatabase(name);
 }
 
-bool SqliteStore::commit(QSqlDatabase &db, const std::vector<Chunk> &batch)
+void SqliteStore::recycle(std::vector<Chunk> &batch)
+{
+    constexpr std::size_t kMaxSpare = 256;
+    constexpr std::size_t kMaxSpareBytes = std::size_t(8) << 20;
+    {
+        std::lock_guard lock(m_mutex);
+        for (Chunk &chunk : batch) {
+            const std::size_t bytes = chunk.ops.capacity();
+            if (m_spare.size() >= kMaxSpare)
+                break;
+            if (bytes == 0 || m_spareBytes + bytes > kMaxSpareBytes)
+                continue;
+            chunk.ops.clear();
+            m_spareBytes += bytes;
+            m_spare.push_back(std::move(chunk.ops));
+        }
+    }
+    batch.clear(); // frees what the pool had no room for
+}
+
+bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
 {
     if (!db.transaction()) {
         qCWarning(lcStore) << "cannot begin a transaction:" << db.lastError().text();
@@ -132,15 +149,11 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<Chunk> &batch)
     // Within one batch only the last word on a lease or an agent counts: a lease granted and
     // released in the same batch is never written, an agent row is written once.
     std::unordered_map<std::string_view, std::size_t> lastDrop, lastAgent;
-    std::size_t index = 0;
-    for (const Chunk &chunk : batch) {
-        for (const StoreOp &op : chunk.ops) {
-            if (const auto *d = std::get_if<DropLease>(&op))
-                lastDrop[d->leaseId] = index;
-            else if (const auto *a = std::get_if<PutAgent>(&op))
-                lastAgent[a->agent.actorDid] = index;
-            ++index;
-        }
+    for (std::size_t index = 0; index < ops.size(); ++index) {
+        if (const auto *d = std::get_if<DropLease>(&ops[index]))
+            lastDrop[d->leaseId] = index;
+        else if (const auto *a = std::get_if<PutAgent>(&ops[index]))
+            lastAgent[a->agent.actorDid] = index;
     }
     auto superseded = [&](const StoreOp &op, std::size_t at) {
         if (const auto *p = std::get_if<PutLease>(&op)) {
@@ -151,52 +164,45 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<Chunk> &batch)
             return lastAgent[a->agent.actorDid] != at;
         return false;
     };
-    index = 0;
-    for (const Chunk &chunk : batch) {
-        for (const StoreOp &item : chunk.ops) {
-            if (superseded(item, index++))
-                continue;
-            std::visit(
-                Overloaded{
-                    [&](const PutLease &p) {
-                        const LeaseInfo &l = p.lease;
-                        run(putLease,
-                            {text(l.leaseId), text(l.resource), text(l.holder),
-                             text(std::string(modeName(l.mode))), qlonglong(l.token),
-                             qlonglong(l.grantedAt), qlonglong(l.expiresAt), qlonglong(l.ttlMs)});
-                    },
-                    [&](const DropLease &d) { run(dropLease, {text(d.leaseId)}); },
-                    [&](const PutAgent &p) {
-                        const AgentState &a = p.agent;
-                        run(putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
-                                       qlonglong(a.expiries), int(a.suspended)});
-                    },
-                    [&](const AppendEvent &a) {
-                        const LedgerEvent &e = a.event;
-                        run(append, {qlonglong(e.seq), qlonglong(e.at),
-                                     text(std::string(eventKindName(e.kind))), text(e.actorDid),
-                                     text(e.resource), text(e.leaseId), qlonglong(e.token),
-                                     qlonglong(e.ttlMs), text(e.reason), text(e.detail)});
-                    },
-                    [&](const ReserveTokens &r) {
-                        if (r.end > 0)
-                            run(reserve, {qlonglong(r.end)});
-                    },
-                    [&](const PutKey &p) {
-                        const StoredKey &k = p.key;
-                        run(putKey,
-                            {text(k.digestHex), text(k.did), text(k.role), qlonglong(k.createdAt)});
-                    },
-                },
-                item);
-            if (!ok)
-                break;
-        }
-        if (!ok)
-            break;
+    for (std::size_t index = 0; index < ops.size() && ok; ++index) {
+        const StoreOp &item = ops[index];
+        if (superseded(item, index))
+            continue;
+        std::visit(Overloaded{
+                       [&](const PutLease &p) {
+                           const LeaseInfo &l = p.lease;
+                           run(putLease, {text(l.leaseId), text(l.resource), text(l.holder),
+                                          text(std::string(modeName(l.mode))), qlonglong(l.token),
+                                          qlonglong(l.grantedAt), qlonglong(l.expiresAt),
+                                          qlonglong(l.ttlMs)});
+                       },
+                       [&](const DropLease &d) { run(dropLease, {text(d.leaseId)}); },
+                       [&](const PutAgent &p) {
+                           const AgentState &a = p.agent;
+                           run(putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
+                                          qlonglong(a.expiries), int(a.suspended)});
+                       },
+                       [&](const AppendEvent &a) {
+                           const LedgerEvent &e = a.event;
+                           run(append, {qlonglong(e.seq), qlonglong(e.at),
+                                        text(std::string(eventKindName(e.kind))), text(e.actorDid),
+                                        text(e.resource), text(e.leaseId), qlonglong(e.token),
+                                        qlonglong(e.ttlMs), text(e.reason), text(e.detail)});
+                       },
+                       [&](const ReserveTokens &r) {
+                           if (r.end > 0)
+                               run(reserve, {qlonglong(r.end)});
+                       },
+                       [&](const PutKey &p) {
+                           const StoredKey &k = p.key;
+                           run(putKey, {text(k.digestHex), text(k.did), text(k.role),
+                                        qlonglong(k.createdAt)});
+                       },
+                   },
+                   item);
     }
     if (!ok || !db.commit()) {
-        qCWarning(lcStore) << "batch of" << batch.size() << "submissions not committed; retrying"
+        qCWarning(lcStore) << "batch of" << ops.size() << "operations not committed; retrying"
                            << db.lastError().text();
         db.rollback();
         return false;

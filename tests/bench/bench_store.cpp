@@ -110,15 +110,15 @@ void BM_StoreBurst(benchmark::State &state)
     store.load(&error);
     std::uint64_t seq = 0;
     for (auto _ : state) {
-        std::vector<StoreOp> ops;
+        StoreOps ops;
         for (int i = 0; i < 100'000; ++i) {
             LedgerEvent e;
             e.seq = ++seq;
             e.kind = EventKind::Granted;
             e.actorDid = "did:agent:burst";
-            ops.push_back(AppendEvent{std::move(e)});
+            ops.appendEvent(e);
         }
-        store.submit(std::move(ops));
+        store.submit(ops);
     }
     store.close();
     const StoreStats s = store.stats();

@@ -21,17 +21,19 @@ private slots:
     void ledgerPagesBySequenceAndAgent();
     void retentionKeepsTheNewestRows();
     void ledgerEventsBeyondTheBoundAreDroppedAndCounted();
+    void committedStorageIsHandedBackForReuse();
     void aFileThatIsNotADatabaseIsRefused();
     void aForeignDatabaseIsRefusedAndLeftAlone();
 
 private:
     QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
     // Submits and returns once the writer reported the ticket durable.
-    static void commit(SqliteStore &store, std::vector<StoreOp> ops)
+    static void commit(SqliteStore &store, StoreOps ops)
     {
         std::uint64_t durable = 0;
         store.setDurableCallback([&](std::uint64_t t) { durable = t; });
-        const std::uint64_t ticket = store.submit(std::move(ops));
+        const std::uint64_t ticket = store.submit(ops);
+        QVERIFY(ops.empty());
         QTRY_VERIFY(durable >= ticket);
     }
     static LedgerEvent event(std::uint64_t seq, const std::string &actor, TimeMs at = 1000)
@@ -109,9 +111,9 @@ void TstSqliteStore::ledgerPagesBySequenceAndAgent()
     SqliteStore store({path()});
     std::string error;
     QVERIFY(store.load(&error));
-    std::vector<StoreOp> ops;
+    StoreOps ops;
     for (std::uint64_t seq = 1; seq <= 50; ++seq)
-        ops.push_back(AppendEvent{event(seq, seq % 2 ? "did:agent:odd" : "did:agent:even")});
+        ops.add(AppendEvent{event(seq, seq % 2 ? "did:agent:odd" : "did:agent:even")});
     commit(store, std::move(ops));
     std::vector<LedgerEvent> page = store.ledger(10, 5, {});
     QCOMPARE(page.size(), 5u);
@@ -140,9 +142,9 @@ void TstSqliteStore::retentionKeepsTheNewestRows()
     SqliteStore store(options);
     std::string error;
     QVERIFY(store.load(&error));
-    std::vector<StoreOp> ops;
+    StoreOps ops;
     for (std::uint64_t seq = 1; seq <= 30; ++seq)
-        ops.push_back(AppendEvent{event(seq, "a", TimeMs(seq) * 100)});
+        ops.add(AppendEvent{event(seq, "a", TimeMs(seq) * 100)});
     commit(store, std::move(ops));
     commit(store, {AppendEvent{event(31, "a", 3100)}}); // the pass after the first batch
     const std::vector<LedgerEvent> left = store.ledger(0, 100, {});
@@ -163,11 +165,11 @@ void TstSqliteStore::ledgerEventsBeyondTheBoundAreDroppedAndCounted()
     SqliteStore store(options);
     std::string error;
     QVERIFY(store.load(&error));
-    std::vector<StoreOp> burst;
+    StoreOps burst;
     for (std::uint64_t seq = 1; seq <= 1000; ++seq)
-        burst.push_back(AppendEvent{event(seq, "a")});
+        burst.add(AppendEvent{event(seq, "a")});
     LeaseInfo lease{"ls_1", "lock:x", "did:agent:a", Mode::Write, 1, 0, 60000, 60000};
-    burst.push_back(PutLease{lease}); // state is never dropped
+    burst.add(PutLease{lease}); // state is never dropped
     commit(store, std::move(burst));
     const StoreStats stats = store.stats();
     QCOMPARE(stats.droppedEvents, 990u);
@@ -175,6 +177,29 @@ void TstSqliteStore::ledgerEventsBeyondTheBoundAreDroppedAndCounted()
     store.close();
     SqliteStore reopened({path()});
     QCOMPARE(reopened.load(&error)->leases.size(), 1u);
+}
+
+void TstSqliteStore::committedStorageIsHandedBackForReuse()
+{
+    SqliteStore store({path()});
+    std::string error;
+    QVERIFY(store.load(&error));
+    std::uint64_t durable = 0;
+    store.setDurableCallback([&](std::uint64_t t) { durable = t; });
+    StoreOps ops;
+    ops.appendEvent(event(1, "a"));
+    const std::size_t used = ops.capacity();
+    const std::uint64_t first = store.submit(ops);
+    QVERIFY(ops.empty());
+    QCOMPARE(ops.capacity(), 0u); // nothing committed yet, so nothing to hand back
+    QTRY_VERIFY(durable >= first);
+    ops.appendEvent(event(2, "a"));
+    const std::uint64_t second = store.submit(ops);
+    // The first submission's storage, emptied: the next one is written without allocating.
+    QVERIFY(ops.empty());
+    QCOMPARE(ops.capacity(), used);
+    QTRY_VERIFY(durable >= second);
+    QCOMPARE(store.ledger(0, 10, {}).size(), 2u);
 }
 
 void TstSqliteStore::aFileThatIsNotADatabaseIsRefused()
