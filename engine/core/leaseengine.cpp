@@ -81,12 +81,6 @@ LeaseRecord *LeaseEngine::ownLease(const AgentRecord *agent, const ResourceName 
 LeaseInfo LeaseEngine::describe(const LeaseRecord &l) const
 {
     LeaseInfo info;
-    describe(l, info);
-    return info;
-}
-
-void LeaseEngine::describe(const LeaseRecord &l, LeaseInfo &info) const
-{
     info.leaseId = l.leaseId;
     info.resource = l.resource.canonical();
     info.holder = l.agent->did;
@@ -97,7 +91,13 @@ void LeaseEngine::describe(const LeaseRecord &l, LeaseInfo &info) const
     info.ttlMs = l.ttlMs;
     info.pins = l.pins;
     info.pendingRelease = l.pending.has_value();
-    info.extended = false;
+    return info;
+}
+
+void LeaseEngine::journalAgent(const AgentRecord &a)
+{
+    if (m_journal)
+        m_journal->putAgent(a.did, a.trust, a.releases, a.expiries, a.suspended);
 }
 
 std::optional<LeaseEngine::Contention> LeaseEngine::findContention(const Request &req,
@@ -290,6 +290,8 @@ Grant LeaseEngine::commit(const Request &req)
         LeaseInfo info = describe(*l);
         info.extended = extended;
         ++m_counters.grants;
+        if (m_journal)
+            m_journal->putLease(info);
         recordEvent(EventKind::Granted, req.agent->did, info.resource, info.leaseId, info.token,
                     extended ? "extend" : "", "mode=" + std::string(modeName(info.mode)),
                     info.ttlMs);
@@ -418,6 +420,8 @@ LeaseResult LeaseEngine::renew(const std::string &actor, const ResourceName &res
     m_deadlines.schedule(l, l->expiresAt);
     LeaseInfo info = describe(*l);
     info.extended = true;
+    if (m_journal)
+        m_journal->putLease(info);
     recordEvent(EventKind::Granted, actor, info.resource, info.leaseId, info.token, "renew",
                 "mode=" + std::string(modeName(info.mode)), info.ttlMs);
     settle();
@@ -456,6 +460,11 @@ void LeaseEngine::finishLease(LeaseRecord *lease)
         ++m_counters.expiries;
     } else {
         ++m_counters.adminReleases;
+    }
+    if (m_journal) {
+        m_journal->dropLease(lease->leaseId);
+        if (cause != EndCause::Admin)
+            journalAgent(*agent);
     }
     std::string detail = lease->pendingBy.empty() ? "" : "by=" + lease->pendingBy;
     if (cause == EndCause::Expiry && lease->expiresAt <= m_restoredAt)

@@ -10,6 +10,7 @@
 #include "leasetypes.h"
 #include "resourcetrie.h"
 #include "snapshot.h"
+#include "storeops.h"
 #include "tokenallocator.h"
 #include "waitgraph.h"
 
@@ -54,6 +55,12 @@ public:
 
     // Requires: `listener` outlives the engine or is reset to nullptr first.
     void setListener(EngineListener *listener) { m_listener = listener; }
+    // Where the engine writes down each change to its durable state as it makes it: a lease
+    // granted, extended or ended, an agent's trust, counts or suspension, and every ledger
+    // event, in decision order. The host hands what gathered to its store. Written at the
+    // moment of change, from the records themselves, so nothing is looked up again later.
+    // Requires: `journal` outlives the engine or is reset to nullptr first.
+    void setJournal(StoreOps *journal) { m_journal = journal; }
     const EngineConfig &config() const { return m_config; }
 
     // Requires: request.resources non-empty, request.actor non-empty.
@@ -95,8 +102,6 @@ public:
     void restoreSequence(std::uint64_t lastSeq);
     // An agent's persistent part (trust, counts, suspension).
     std::optional<AgentState> agentState(const std::string &did) const;
-    // The same into `into`, reusing its storage; false (and `into` untouched) for no such agent.
-    bool agentState(const std::string &did, AgentState &into) const;
 
     // Liveness as the host sees it (sessions); feeds the agents view.
     void setLiveSessions(const std::string &did, int sessions);
@@ -115,8 +120,6 @@ public:
                         const std::string &leaseId, std::string what, std::string detail);
     WaitView waitView(const ResourceName *filter = nullptr) const;
     std::optional<LeaseInfo> lease(const std::string &leaseId) const;
-    // The same into `into`, reusing its storage; false (and `into` untouched) for no such lease.
-    bool lease(const std::string &leaseId, LeaseInfo &into) const;
     const Counters &counters() const { return m_counters; }
     std::size_t leaseCount() const { return m_leases.size(); }
     std::size_t parkedCount() const { return m_waiters.size(); }
@@ -154,7 +157,7 @@ private:
     void dropPin(PinRecord *pin, const char *reason);
     LeaseRecord *ownLease(const AgentRecord *agent, const ResourceName &name) const;
     LeaseInfo describe(const LeaseRecord &lease) const;
-    void describe(const LeaseRecord &lease, LeaseInfo &into) const;
+    void journalAgent(const AgentRecord &agent);
     // Who holds something conflicting with `name` now, other than `self` (empty: nobody).
     std::string holderOf(const ResourceName &name, bool exclusive, const AgentRecord *self) const;
     std::int64_t clampTtl(std::optional<std::int64_t> ttlMs) const;
@@ -172,6 +175,7 @@ private:
     std::unique_ptr<IdGenerator> m_ids;
     TokenAllocator m_tokens;
     EngineListener *m_listener = nullptr;
+    StoreOps *m_journal = nullptr;
     std::unique_ptr<Outbox> m_outbox;
 
     ResourceTrie m_trie;

@@ -61,6 +61,7 @@ void LeaseEngine::suspend(const std::string &op, const std::string &did, bool su
 {
     AgentRecord *agent = m_agents.obtain(did);
     agent->suspended = suspended;
+    journalAgent(*agent);
     recordEvent(EventKind::AdminSuspend, op, {}, {}, 0, {},
                 "target=" + did + (suspended ? " suspended=true" : " suspended=false"));
     if (suspended) {
@@ -100,15 +101,6 @@ std::optional<LeaseInfo> LeaseEngine::lease(const std::string &leaseId) const
     if (it == m_leases.end())
         return std::nullopt;
     return describe(*it->second);
-}
-
-bool LeaseEngine::lease(const std::string &leaseId, LeaseInfo &into) const
-{
-    auto it = m_leases.find(leaseId);
-    if (it == m_leases.end())
-        return false;
-    describe(*it->second, into);
-    return true;
 }
 
 std::string LeaseEngine::holderOf(const ResourceName &name, bool exclusive,

@@ -54,17 +54,4 @@ std::optional<AgentState> LeaseEngine::agentState(const std::string &did) const
     return AgentState{agent->did, agent->trust, agent->releases, agent->expiries, agent->suspended};
 }
 
-bool LeaseEngine::agentState(const std::string &did, AgentState &into) const
-{
-    const AgentRecord *agent = m_agents.find(did);
-    if (!agent)
-        return false;
-    into.actorDid = agent->did;
-    into.trust = agent->trust;
-    into.releases = agent->releases;
-    into.expiries = agent->expiries;
-    into.suspended = agent->suspended;
-    return true;
-}
-
 } // namespace leasehold

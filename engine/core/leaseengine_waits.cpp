@@ -321,7 +321,7 @@ void LeaseEngine::recordEvent(EventKind kind, const std::string &actor, const st
 {
     ++m_counters.events;
     const std::uint64_t seq = ++m_seq;
-    if (!m_listener)
+    if (!m_listener && !m_journal)
         return;
     LedgerEvent e;
     e.seq = seq;
@@ -334,7 +334,10 @@ void LeaseEngine::recordEvent(EventKind kind, const std::string &actor, const st
     e.ttlMs = ttlMs;
     e.reason = std::move(reason);
     e.detail = std::move(detail);
-    m_outbox->event(std::move(e));
+    if (m_journal)
+        m_journal->appendEvent(e);
+    if (m_listener)
+        m_outbox->event(std::move(e));
 }
 
 } // namespace leasehold

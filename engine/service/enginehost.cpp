@@ -30,6 +30,7 @@ EngineHost::EngineHost(EngineConfig config, const Clock *clock, std::size_t ledg
 EngineHost::~EngineHost()
 {
     m_engine->setListener(nullptr);
+    m_engine->setJournal(nullptr);
 }
 
 void EngineHost::submitPending()
@@ -109,8 +110,6 @@ void EngineHost::onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome)
 
 void EngineHost::onEvent(const LedgerEvent &event)
 {
-    if (m_store)
-        appendOps(event);
     m_ledger.push_back(event);
     if (m_ledger.size() > m_ledgerCapacity)
         m_ledger.pop_front();
@@ -169,6 +168,8 @@ int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
         }
         ++restored;
     }
+    // From here on the engine writes down each durable change as it makes it.
+    m_engine->setJournal(&m_pendingOps);
     // The token range this run starts in is reserved before any token of it is issued.
     StoreOps reserve;
     reserve.reserveTokens(first);
@@ -202,32 +203,6 @@ void EngineHost::durable(std::uint64_t ticket)
         m_durableWaiters.pop_front();
         done();
     }
-}
-
-void EngineHost::appendOps(const LedgerEvent &event)
-{
-    StoreOps &ops = m_pendingOps;
-    auto putAgent = [&](const std::string &did) {
-        if (m_engine->agentState(did, m_scratchAgent))
-            ops.putAgent(m_scratchAgent);
-    };
-    switch (event.kind) {
-    case EventKind::Granted:
-        if (m_engine->lease(event.leaseId, m_scratchLease))
-            ops.putLease(m_scratchLease);
-        break;
-    case EventKind::Released:
-    case EventKind::Expired:
-        ops.dropLease(event.leaseId);
-        putAgent(event.actorDid);
-        break;
-    case EventKind::AdminSuspend:
-        putAgent(detailValue(event.detail, "target"));
-        break;
-    default:
-        break;
-    }
-    ops.appendEvent(event);
 }
 
 } // namespace leasehold

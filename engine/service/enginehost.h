@@ -91,8 +91,6 @@ private:
     void durable(std::uint64_t ticket);
     // Hands the current call's operations to the store as one submission.
     void submitPending();
-    // The store operations `event` implies, appended to the current call's submission.
-    void appendOps(const LedgerEvent &event);
 
     std::unique_ptr<Clock> m_ownClock;
     const Clock *m_clock;
@@ -106,9 +104,7 @@ private:
     std::unordered_map<std::uint64_t, WaitCallback> m_waits;
     EngineConfig m_config;
     LeaseStore *m_store = nullptr;
-    StoreOps m_pendingOps;    // what the current engine call decided, not yet submitted
-    LeaseInfo m_scratchLease; // appendOps describes into these, reusing their storage
-    AgentState m_scratchAgent;
+    StoreOps m_pendingOps;          // the engine's journal: what it decided, not yet submitted
     std::uint64_t m_lastTicket = 0; // the last store ticket submitted
     std::uint64_t m_durable = 0;    // the highest ticket the store reported durable
     std::deque<std::pair<std::uint64_t, std::function<void()>>> m_durableWaiters;

@@ -70,6 +70,8 @@ public:
     void putLease(const LeaseInfo &lease);
     void dropLease(std::string_view leaseId);
     void putAgent(const AgentState &agent);
+    void putAgent(std::string_view did, double trust, std::uint64_t releases,
+                  std::uint64_t expiries, bool suspended);
     void appendEvent(const LedgerEvent &event);
     void reserveTokens(std::uint64_t end);
     void putKey(const StoredKey &key);

@@ -132,12 +132,18 @@ void StoreOps::dropLease(std::string_view leaseId)
 
 void StoreOps::putAgent(const AgentState &a)
 {
-    record(Tag::Agent, texts(a.actorDid) + 3 * 8 + 1)
-        .text(a.actorDid)
-        .put(a.trust)
-        .put(a.releases)
-        .put(a.expiries)
-        .put(static_cast<std::uint8_t>(a.suspended));
+    putAgent(a.actorDid, a.trust, a.releases, a.expiries, a.suspended);
+}
+
+void StoreOps::putAgent(std::string_view did, double trust, std::uint64_t releases,
+                        std::uint64_t expiries, bool suspended)
+{
+    record(Tag::Agent, texts(did) + 3 * 8 + 1)
+        .text(did)
+        .put(trust)
+        .put(releases)
+        .put(expiries)
+        .put(static_cast<std::uint8_t>(suspended));
 }
 
 void StoreOps::appendEvent(const LedgerEvent &e)
