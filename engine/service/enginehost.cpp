@@ -63,9 +63,11 @@ void EngineHost::rearm()
         m_alarm.stop();
         return;
     }
-    // Most calls leave the earliest deadline where it was; re-arming a timer costs more than
-    // the engine call itself, so only move it when the deadline moved.
-    if (m_alarm.isActive() && *next == m_armedFor)
+    // Most calls leave the earliest deadline where it was or move it later (a lease released,
+    // one granted for longer); re-arming a timer costs more than the engine call itself, so the
+    // alarm only ever moves earlier. One that fires early finds nothing due and re-arms for the
+    // true deadline: at most one spare wake-up per deadline, never a late one.
+    if (m_alarm.isActive() && m_armedFor <= *next)
         return;
     m_armedFor = *next;
     const TimeMs delay = std::max<TimeMs>(0, *next - m_clock->nowMs());

@@ -53,6 +53,13 @@ public:
     // tests that move a manual clock call it too.
     void tick();
 
+    // The engine deadline the alarm is armed for, if armed. Never later than the engine's
+    // earliest deadline; it may be earlier (the alarm then fires, finds nothing, re-arms).
+    std::optional<TimeMs> alarmDeadline() const
+    {
+        return m_alarm.isActive() ? std::optional<TimeMs>(m_armedFor) : std::nullopt;
+    }
+
     // Registers who hears the end of parked wait `waitId` (exactly once).
     void onWaitEnd(std::uint64_t waitId, WaitCallback callback);
     // Cancels parked wait `waitId`; its listener hears a `cancelled` refusal (it took nothing).
