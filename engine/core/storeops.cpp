@@ -176,6 +176,12 @@ void StoreOps::putKey(const StoredKey &k)
         .put(k.createdAt);
 }
 
+void StoreOps::reserve(std::size_t bytes)
+{
+    if (bytes > m_bytes.size())
+        m_bytes.resize(bytes);
+}
+
 void StoreOps::clear()
 {
     m_used = 0;

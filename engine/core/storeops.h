@@ -50,11 +50,11 @@ using StoreOp = std::variant<PutLease, DropLease, PutAgent, AppendEvent, Reserve
 
 // A run of store operations, encoded into one byte buffer as they are added.
 //
-// The engine thread describes every decision here while it decides, so describing must cost
-// next to nothing: an operation is a few copies into storage that is already there, never an
-// allocation of its own, and the buffer travels to the writer thread whole. The writer decodes
-// it into StoreOp values on its own thread. clear() keeps the storage, so a buffer handed back
-// after its commit is reused rather than freed and allocated again.
+// The engine journals every change here as it makes it, so writing one down must cost next to
+// nothing: an operation is a few copies into storage that is already there, never an allocation
+// of its own, and the buffer travels to the writer thread whole (moved, one block). The writer
+// decodes it into StoreOp values on its own thread. reserve() sizes a fresh buffer from the
+// last one, so filling it does not regrow it.
 //
 // Layout per operation: payload size (u32), tag (u8), payload. Integers and doubles are copied
 // in host byte order (the buffer never leaves the process); strings are a u32 size and bytes.
@@ -80,6 +80,9 @@ public:
     std::size_t events() const { return m_events; } // of which ledger events
     bool empty() const { return m_count == 0; }
     std::size_t capacity() const { return m_bytes.size(); }
+    std::size_t bytes() const { return m_used; }
+    // Makes room for `bytes` in all, so that filling that much allocates once.
+    void reserve(std::size_t bytes);
     // Forgets the operations and keeps the storage.
     void clear();
 

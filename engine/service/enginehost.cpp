@@ -38,7 +38,9 @@ void EngineHost::submitPending()
     if (!m_store || m_pendingOps.empty())
         return;
     m_flush.stop();
+    const std::size_t bytes = m_pendingOps.bytes();
     m_lastTicket = m_store->submit(m_pendingOps);
+    m_pendingOps.reserve(bytes); // the next submission is likely about as large
 }
 
 void EngineHost::keep(const StoreOp &op)

@@ -43,9 +43,8 @@ public:
 
     // Reads what the previous run left; nothing (with `error` set) when the store is unusable.
     virtual std::optional<StoredState> load(std::string *error) = 0;
-    // Queues what `ops` holds and returns its ticket; never blocks. `ops` is left empty, its
-    // storage possibly swapped for that of a submission already committed, so a steady stream
-    // of submissions allocates nothing. Ledger events beyond the queue's bound are dropped and
+    // Queues what `ops` holds (one buffer, moved, not copied) and returns its ticket; never
+    // blocks; `ops` is left empty. Ledger events beyond the queue's bound are dropped and
     // counted; state changes are never dropped.
     virtual std::uint64_t submit(StoreOps &ops) = 0;
     // Called with the highest durable ticket after each commit.

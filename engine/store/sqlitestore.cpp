@@ -193,11 +193,6 @@ std::uint64_t SqliteStore::submit(StoreOps &ops)
         m_queue.push_back(std::move(chunk)); // an empty chunk still brings its ticket back
         wake = m_writerWaiting;
         m_writerWaiting = false;
-        if (!m_spare.empty()) {
-            ops = std::move(m_spare.back());
-            m_spare.pop_back();
-            m_spareBytes -= ops.capacity();
-        }
     }
     // A busy writer takes this with its next batch; waking it costs a system call per decision.
     if (wake)

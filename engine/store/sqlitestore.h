@@ -64,8 +64,6 @@ private:
     // sqlitestore_writer.cpp
     void writerLoop();
     bool commit(QSqlDatabase &db, const std::vector<StoreOp> &ops);
-    // Hands the committed batch's buffers back for reuse (writer thread).
-    void recycle(std::vector<Chunk> &batch);
     void applyRetention(QSqlDatabase &db);
 
     bool createOrCheckSchema(QSqlDatabase &db, std::string *error);
@@ -86,11 +84,6 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<Chunk> m_queue;
-    // Buffers of committed submissions, emptied, for the engine thread to fill again: it
-    // allocated them, and reusing them spares it both the allocation and a free of memory the
-    // writer last touched. Bounded by count and by the storage they keep.
-    std::vector<StoreOps> m_spare;
-    std::size_t m_spareBytes = 0;
     std::size_t m_queuedEvents = 0;
     std::size_t m_queuedOps = 0;
     bool m_stopping = false;

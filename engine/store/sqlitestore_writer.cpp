@@ -67,7 +67,7 @@ void SqliteStore::writerLoop()
             }
             backoffMs = 10;
             const std::uint64_t ticket = batch.back().ticket;
-            recycle(batch);
+            batch.clear();
             m_durable.store(ticket);
             if ((m_batches.fetch_add(1) + 1) %
                     std::max<std::uint64_t>(1, m_options.retentionEvery) ==
@@ -85,26 +85,6 @@ void SqliteStore::writerLoop()
         db.close();
     }
     QSqlDatabase::removeDatabase(name);
-}
-
-void SqliteStore::recycle(std::vector<Chunk> &batch)
-{
-    constexpr std::size_t kMaxSpare = 256;
-    constexpr std::size_t kMaxSpareBytes = std::size_t(8) << 20;
-    {
-        std::lock_guard lock(m_mutex);
-        for (Chunk &chunk : batch) {
-            const std::size_t bytes = chunk.ops.capacity();
-            if (m_spare.size() >= kMaxSpare)
-                break;
-            if (bytes == 0 || m_spareBytes + bytes > kMaxSpareBytes)
-                continue;
-            chunk.ops.clear();
-            m_spareBytes += bytes;
-            m_spare.push_back(std::move(chunk.ops));
-        }
-    }
-    batch.clear(); // frees what the pool had no room for
 }
 
 bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)

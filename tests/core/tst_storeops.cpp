@@ -135,6 +135,14 @@ void TstStoreOps::clearKeepsStorageAndStartsOver()
     QCOMPARE(out.size(), 1u);
     QCOMPARE(std::get<ReserveTokens>(out[0]).end, 8193u);
     QCOMPARE(ops.capacity(), capacity);
+    // Room made up front is used as is: filling up to it never regrows the buffer.
+    StoreOps sized;
+    sized.reserve(50'000);
+    QCOMPARE(sized.capacity(), 50'000u);
+    while (sized.bytes() + 200 < 50'000)
+        sized.appendEvent(event(sized.size() + 1));
+    QCOMPARE(sized.capacity(), 50'000u);
+    QCOMPARE(decoded(sized).size(), sized.size());
 }
 
 void TstStoreOps::largeOperationsGrowTheBuffer()

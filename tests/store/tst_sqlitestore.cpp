@@ -21,7 +21,6 @@ private slots:
     void ledgerPagesBySequenceAndAgent();
     void retentionKeepsTheNewestRows();
     void ledgerEventsBeyondTheBoundAreDroppedAndCounted();
-    void committedStorageIsHandedBackForReuse();
     void aFileThatIsNotADatabaseIsRefused();
     void aForeignDatabaseIsRefusedAndLeftAlone();
 
@@ -177,29 +176,6 @@ void TstSqliteStore::ledgerEventsBeyondTheBoundAreDroppedAndCounted()
     store.close();
     SqliteStore reopened({path()});
     QCOMPARE(reopened.load(&error)->leases.size(), 1u);
-}
-
-void TstSqliteStore::committedStorageIsHandedBackForReuse()
-{
-    SqliteStore store({path()});
-    std::string error;
-    QVERIFY(store.load(&error));
-    std::uint64_t durable = 0;
-    store.setDurableCallback([&](std::uint64_t t) { durable = t; });
-    StoreOps ops;
-    ops.appendEvent(event(1, "a"));
-    const std::size_t used = ops.capacity();
-    const std::uint64_t first = store.submit(ops);
-    QVERIFY(ops.empty());
-    QCOMPARE(ops.capacity(), 0u); // nothing committed yet, so nothing to hand back
-    QTRY_VERIFY(durable >= first);
-    ops.appendEvent(event(2, "a"));
-    const std::uint64_t second = store.submit(ops);
-    // The first submission's storage, emptied: the next one is written without allocating.
-    QVERIFY(ops.empty());
-    QCOMPARE(ops.capacity(), used);
-    QTRY_VERIFY(durable >= second);
-    QCOMPARE(store.ledger(0, 10, {}).size(), 2u);
 }
 
 void TstSqliteStore::aFileThatIsNotADatabaseIsRefused()
