@@ -99,14 +99,19 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
             std::make_unique<Statements>(Statements{QSqlQuery(db), QSqlQuery(db), QSqlQuery(db),
                                                     QSqlQuery(db), QSqlQuery(db), QSqlQuery(db)});
         m_statements->putKey.prepare(
-            QStringLiteral("INSERT OR REPLACE INTO keys VALUES (?, ?, ?, ?)"));
+            QStringLiteral("INSERT OR REPLACE INTO keys VALUES (CAST(? AS TEXT), CAST(? AS TEXT), "
+                           "CAST(? AS TEXT), ?)"));
         m_statements->putLease.prepare(
-            QStringLiteral("INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
-        m_statements->dropLease.prepare(QStringLiteral("DELETE FROM leases WHERE lease_id = ?"));
+            QStringLiteral("INSERT OR REPLACE INTO leases VALUES (CAST(? AS TEXT), CAST(? AS "
+                           "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, ?, ?)"));
+        m_statements->dropLease.prepare(
+            QStringLiteral("DELETE FROM leases WHERE lease_id = CAST(? AS TEXT)"));
         m_statements->putAgent.prepare(
-            QStringLiteral("INSERT OR REPLACE INTO agents VALUES (?, ?, ?, ?, ?)"));
+            QStringLiteral("INSERT OR REPLACE INTO agents VALUES (CAST(? AS TEXT), ?, ?, ?, ?)"));
         m_statements->append.prepare(
-            QStringLiteral("INSERT OR REPLACE INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+            QStringLiteral("INSERT OR REPLACE INTO ledger VALUES (?, ?, CAST(? AS TEXT), CAST(? "
+                           "AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? AS "
+                           "TEXT), CAST(? AS TEXT))"));
         m_statements->reserve.prepare(QStringLiteral(
             "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = 'token_end'"));
     }
@@ -125,7 +130,11 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
             ok = false;
         }
     };
-    auto text = [](const std::string &s) { return QVariant(QString::fromStdString(s)); };
+    // Text goes to SQLite as the UTF-8 bytes it already is (a blob the statement casts to
+    // TEXT), not through QString and back: no conversion, no copy.
+    auto text = [](std::string_view s) {
+        return QVariant(QByteArray::fromRawData(s.data(), qsizetype(s.size())));
+    };
     // Within one batch only the last word on a lease or an agent counts: a lease granted and
     // released in the same batch is never written, an agent row is written once.
     std::unordered_map<std::string_view, std::size_t> lastDrop, lastAgent;
@@ -151,10 +160,10 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
         std::visit(Overloaded{
                        [&](const PutLease &p) {
                            const LeaseInfo &l = p.lease;
-                           run(putLease, {text(l.leaseId), text(l.resource), text(l.holder),
-                                          text(std::string(modeName(l.mode))), qlonglong(l.token),
-                                          qlonglong(l.grantedAt), qlonglong(l.expiresAt),
-                                          qlonglong(l.ttlMs)});
+                           run(putLease,
+                               {text(l.leaseId), text(l.resource), text(l.holder),
+                                text(modeName(l.mode)), qlonglong(l.token), qlonglong(l.grantedAt),
+                                qlonglong(l.expiresAt), qlonglong(l.ttlMs)});
                        },
                        [&](const DropLease &d) { run(dropLease, {text(d.leaseId)}); },
                        [&](const PutAgent &p) {
@@ -165,7 +174,7 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
                        [&](const AppendEvent &a) {
                            const LedgerEvent &e = a.event;
                            run(append, {qlonglong(e.seq), qlonglong(e.at),
-                                        text(std::string(eventKindName(e.kind))), text(e.actorDid),
+                                        text(eventKindName(e.kind)), text(e.actorDid),
                                         text(e.resource), text(e.leaseId), qlonglong(e.token),
                                         qlonglong(e.ttlMs), text(e.reason), text(e.detail)});
                        },
