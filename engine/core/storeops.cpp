@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 namespace leasehold {
 
@@ -89,11 +90,11 @@ private:
 StoreOps::Writer StoreOps::record(Tag tag, std::size_t payload)
 {
     const std::size_t need = m_used + kHeader + payload;
-    if (need > m_bytes.size())
-        m_bytes.resize(std::max({need, 2 * m_bytes.size(), std::size_t(4096)}));
-    Writer header(m_bytes.data() + m_used);
+    if (need > m_capacity)
+        reserve(std::max({need, 2 * m_capacity, std::size_t(4096)}));
+    Writer header(m_bytes.get() + m_used);
     header.put(static_cast<std::uint32_t>(payload)).put(static_cast<std::uint8_t>(tag));
-    char *at = m_bytes.data() + m_used + kHeader;
+    char *at = m_bytes.get() + m_used + kHeader;
     m_used = need;
     ++m_count;
     return Writer(at);
@@ -178,8 +179,25 @@ void StoreOps::putKey(const StoredKey &k)
 
 void StoreOps::reserve(std::size_t bytes)
 {
-    if (bytes > m_bytes.size())
-        m_bytes.resize(bytes);
+    if (bytes <= m_capacity)
+        return;
+    std::unique_ptr<char[]> grown(new char[bytes]); // default-initialized: not zero-filled
+    if (m_used > 0)
+        std::memcpy(grown.get(), m_bytes.get(), m_used);
+    m_bytes = std::move(grown);
+    m_capacity = bytes;
+}
+
+StoreOps &StoreOps::operator=(StoreOps &&other) noexcept
+{
+    if (this != &other) {
+        m_bytes = std::move(other.m_bytes);
+        m_capacity = std::exchange(other.m_capacity, 0);
+        m_used = std::exchange(other.m_used, 0);
+        m_count = std::exchange(other.m_count, 0);
+        m_events = std::exchange(other.m_events, 0);
+    }
+    return *this;
 }
 
 void StoreOps::clear()
@@ -194,7 +212,7 @@ void StoreOps::decode(std::vector<StoreOp> &out) const
     out.reserve(out.size() + m_count);
     std::size_t at = 0;
     while (at < m_used) {
-        Reader r(m_bytes.data() + at);
+        Reader r(m_bytes.get() + at);
         const auto payload = r.get<std::uint32_t>();
         switch (static_cast<Tag>(r.get<std::uint8_t>())) {
         case Tag::Lease: {
@@ -264,12 +282,12 @@ void StoreOps::keepEvents(std::size_t keep)
     std::size_t count = 0;
     std::size_t events = 0;
     for (std::size_t at = 0; at < m_used;) {
-        Reader r(m_bytes.data() + at);
+        Reader r(m_bytes.get() + at);
         const std::size_t size = kHeader + r.get<std::uint32_t>();
         const bool event = static_cast<Tag>(r.get<std::uint8_t>()) == Tag::Event;
         if (!event || events < keep) {
             // Moves the operation down over those dropped before it.
-            std::memmove(m_bytes.data() + used, m_bytes.data() + at, size);
+            std::memmove(m_bytes.get() + used, m_bytes.get() + at, size);
             used += size;
             ++count;
             events += event ? 1 : 0;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -65,6 +66,9 @@ class StoreOps
 public:
     StoreOps() = default;
     StoreOps(std::initializer_list<StoreOp> ops);
+    StoreOps(StoreOps &&other) noexcept { *this = std::move(other); }
+    // Takes `other`'s operations and storage; `other` is left empty, with no storage.
+    StoreOps &operator=(StoreOps &&other) noexcept;
 
     void add(const StoreOp &op);
     void putLease(const LeaseInfo &lease);
@@ -79,7 +83,7 @@ public:
     std::size_t size() const { return m_count; }    // operations
     std::size_t events() const { return m_events; } // of which ledger events
     bool empty() const { return m_count == 0; }
-    std::size_t capacity() const { return m_bytes.size(); }
+    std::size_t capacity() const { return m_capacity; }
     std::size_t bytes() const { return m_used; }
     // Makes room for `bytes` in all, so that filling that much allocates once.
     void reserve(std::size_t bytes);
@@ -98,7 +102,9 @@ private:
     // Room for one operation with `payload` bytes after its header; the header is written.
     Writer record(Tag tag, std::size_t payload);
 
-    std::vector<char> m_bytes; // all of it storage; the first m_used bytes hold operations
+    // Storage, never zero-filled: the first m_used of its m_capacity bytes hold operations.
+    std::unique_ptr<char[]> m_bytes;
+    std::size_t m_capacity = 0;
     std::size_t m_used = 0;
     std::size_t m_count = 0;
     std::size_t m_events = 0;

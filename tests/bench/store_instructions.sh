@@ -9,7 +9,13 @@ n=${2:-20000}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 count() { # case pairs -> instructions of the benchmark's own thread
+  # Only what the engine thread does for the pairs: the engine calls and the host's alarm and
+  # submissions, not the benchmark's paced waits for the writer (their length varies).
   LEASEHOLD_BENCH_PAIRS=$2 valgrind --tool=callgrind --separate-threads=yes \
+    --toggle-collect='leasehold::LeaseEngine::acquire*' \
+    --toggle-collect='leasehold::LeaseEngine::release*' \
+    --toggle-collect='leasehold::EngineHost::rearm*' \
+    --toggle-collect='leasehold::EngineHost::submitPending*' \
     --callgrind-out-file="$out/cg" "$build/tests/bench/bench_store" \
     --benchmark_filter="BM_HostPairs/$1/" > /dev/null 2>&1
   callgrind_annotate "$out/cg-01" 2> /dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
