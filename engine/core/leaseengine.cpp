@@ -94,6 +94,14 @@ LeaseInfo LeaseEngine::describe(const LeaseRecord &l) const
     return info;
 }
 
+void LeaseEngine::recordGrant(const std::string &actor, const LeaseInfo &info, std::string reason)
+{
+    if (m_journal)
+        m_journal->putLease(info);
+    recordEvent(EventKind::Granted, actor, info.resource, info.leaseId, info.token,
+                std::move(reason), "mode=" + std::string(modeName(info.mode)), info.ttlMs);
+}
+
 void LeaseEngine::journalAgent(const AgentRecord &a)
 {
     if (m_journal)
@@ -290,11 +298,7 @@ Grant LeaseEngine::commit(const Request &req)
         LeaseInfo info = describe(*l);
         info.extended = extended;
         ++m_counters.grants;
-        if (m_journal)
-            m_journal->putLease(info);
-        recordEvent(EventKind::Granted, req.agent->did, info.resource, info.leaseId, info.token,
-                    extended ? "extend" : "", "mode=" + std::string(modeName(info.mode)),
-                    info.ttlMs);
+        recordGrant(req.agent->did, info, extended ? "extend" : "");
         grant.leases.push_back(std::move(info));
     }
     return grant;
@@ -420,10 +424,7 @@ LeaseResult LeaseEngine::renew(const std::string &actor, const ResourceName &res
     m_deadlines.schedule(l, l->expiresAt);
     LeaseInfo info = describe(*l);
     info.extended = true;
-    if (m_journal)
-        m_journal->putLease(info);
-    recordEvent(EventKind::Granted, actor, info.resource, info.leaseId, info.token, "renew",
-                "mode=" + std::string(modeName(info.mode)), info.ttlMs);
+    recordGrant(actor, info, "renew");
     settle();
     return info;
 }

@@ -158,6 +158,8 @@ private:
     LeaseRecord *ownLease(const AgentRecord *agent, const ResourceName &name) const;
     LeaseInfo describe(const LeaseRecord &lease) const;
     void journalAgent(const AgentRecord &agent);
+    // Journals the lease a grant, extension or renewal left and records its ledger event.
+    void recordGrant(const std::string &actor, const LeaseInfo &info, std::string reason);
     // Who holds something conflicting with `name` now, other than `self` (empty: nobody).
     std::string holderOf(const ResourceName &name, bool exclusive, const AgentRecord *self) const;
     std::int64_t clampTtl(std::optional<std::int64_t> ttlMs) const;

@@ -1,5 +1,7 @@
 #include "storeops.h"
 
+#include "overloaded.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cstring>
@@ -9,12 +11,6 @@
 namespace leasehold {
 
 namespace {
-
-template<class... F> struct Overloaded : F...
-{
-    using F::operator()...;
-};
-template<class... F> Overloaded(F...) -> Overloaded<F...>;
 
 constexpr std::size_t kHeader = sizeof(std::uint32_t) + sizeof(std::uint8_t);
 

@@ -165,9 +165,7 @@ int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
             !m_engine->restoreLease(l, std::get<ResourceName>(name))) {
             qCWarning(lcService) << "stored lease" << l.leaseId.c_str() << "on"
                                  << l.resource.c_str() << "could not be restored; dropped";
-            StoreOps drop;
-            drop.dropLease(l.leaseId);
-            m_lastTicket = m_store->submit(drop);
+            m_pendingOps.dropLease(l.leaseId);
             continue;
         }
         ++restored;
@@ -175,9 +173,8 @@ int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
     // From here on the engine writes down each durable change as it makes it.
     m_engine->setJournal(&m_pendingOps);
     // The token range this run starts in is reserved before any token of it is issued.
-    StoreOps reserve;
-    reserve.reserveTokens(first);
-    m_lastTicket = m_store->submit(reserve);
+    m_pendingOps.reserveTokens(first);
+    submitPending();
     tick(); // what fell due while down expires now, with the usual trust and ledger effects
     return restored;
 }

@@ -176,8 +176,7 @@ std::optional<StoredState> SqliteStore::load(std::string *error)
 std::uint64_t SqliteStore::submit(StoreOps &ops)
 {
     const std::uint64_t ticket = ++m_submitted;
-    Chunk chunk{ticket, std::move(ops)};
-    ops.clear();
+    Chunk chunk{ticket, std::move(ops)}; // leaves `ops` empty
     bool wake = false;
     {
         std::lock_guard lock(m_mutex);

@@ -2,6 +2,8 @@
 
 #include "sqlitestore.h"
 
+#include "overloaded.h"
+
 #include <QLoggingCategory>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -17,12 +19,6 @@ namespace leasehold {
 namespace {
 
 Q_LOGGING_CATEGORY(lcStore, "leasehold.store")
-
-template<class... F> struct Overloaded : F...
-{
-    using F::operator()...;
-};
-template<class... F> Overloaded(F...) -> Overloaded<F...>;
 
 } // namespace
 
