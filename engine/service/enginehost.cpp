@@ -40,7 +40,12 @@ void EngineHost::submitPending()
     m_flush.stop();
     const std::size_t bytes = m_pendingOps.bytes();
     m_lastTicket = m_store->submit(m_pendingOps);
-    m_pendingOps.reserve(bytes); // the next submission is likely about as large
+    // Room for the next submission, made once: a buffer that outgrows its room copies all it
+    // holds. Sizes vary from call to call (a flush when idle, a cut at 1024 operations), so the
+    // room follows the larger recent ones, with a quarter to spare, and shrinks slowly after a
+    // rare large one (a release of everything).
+    m_submitBytes = std::max(bytes, m_submitBytes - m_submitBytes / 8);
+    m_pendingOps.reserve(m_submitBytes + m_submitBytes / 4);
 }
 
 void EngineHost::keep(const StoreOp &op)

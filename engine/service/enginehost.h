@@ -112,6 +112,7 @@ private:
     EngineConfig m_config;
     LeaseStore *m_store = nullptr;
     StoreOps m_pendingOps;          // the engine's journal: what it decided, not yet submitted
+    std::size_t m_submitBytes = 0;  // recent submissions' size, a high-water mark that decays
     std::uint64_t m_lastTicket = 0; // the last store ticket submitted
     std::uint64_t m_durable = 0;    // the highest ticket the store reported durable
     std::deque<std::pair<std::uint64_t, std::function<void()>>> m_durableWaiters;
