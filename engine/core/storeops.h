@@ -54,8 +54,8 @@ using StoreOp = std::variant<PutLease, DropLease, PutAgent, AppendEvent, Reserve
 // The engine journals every change here as it makes it, so writing one down must cost next to
 // nothing: an operation is a few copies into storage that is already there, never an allocation
 // of its own, and the buffer travels to the writer thread whole (moved, one block). The writer
-// decodes it into StoreOp values on its own thread. reserve() sizes a fresh buffer from the
-// last one, so filling it does not regrow it.
+// decodes it into StoreOp values on its own thread. The host reserve()s each fresh buffer from
+// the size of recent ones, so filling it does not regrow it (growing copies all it holds).
 //
 // Layout per operation: payload size (u32), tag (u8), payload. Integers and doubles are copied
 // in host byte order (the buffer never leaves the process); strings are a u32 size and bytes.

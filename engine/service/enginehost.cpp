@@ -53,11 +53,10 @@ void EngineHost::keep(const StoreOp &op)
     if (!m_store)
         return;
     m_pendingOps.add(op);
-    if (!m_flush.isActive())
-        m_flush.start();
+    submitSoon();
 }
 
-void EngineHost::rearm()
+void EngineHost::submitSoon()
 {
     // Decisions travel to the store in large chunks: when someone waits for them
     // (whenDurable), when many have gathered, or once the event loop is idle.
@@ -65,6 +64,11 @@ void EngineHost::rearm()
         submitPending();
     else if (!m_pendingOps.empty() && !m_flush.isActive())
         m_flush.start();
+}
+
+void EngineHost::rearm()
+{
+    submitSoon();
     const std::optional<TimeMs> next = m_engine->nextDeadline();
     if (!next) {
         m_alarm.stop();

@@ -98,6 +98,8 @@ private:
     void durable(std::uint64_t ticket);
     // Hands the current call's operations to the store as one submission.
     void submitPending();
+    // Submits now if many operations have gathered, else once the event loop is idle.
+    void submitSoon();
 
     std::unique_ptr<Clock> m_ownClock;
     const Clock *m_clock;
