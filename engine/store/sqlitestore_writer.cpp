@@ -94,22 +94,27 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
         m_statements =
             std::make_unique<Statements>(Statements{QSqlQuery(db), QSqlQuery(db), QSqlQuery(db),
                                                     QSqlQuery(db), QSqlQuery(db), QSqlQuery(db)});
-        m_statements->putKey.prepare(
-            QStringLiteral("INSERT OR REPLACE INTO keys VALUES (CAST(? AS TEXT), CAST(? AS TEXT), "
-                           "CAST(? AS TEXT), ?)"));
-        m_statements->putLease.prepare(
-            QStringLiteral("INSERT OR REPLACE INTO leases VALUES (CAST(? AS TEXT), CAST(? AS "
-                           "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, ?, ?)"));
-        m_statements->dropLease.prepare(
-            QStringLiteral("DELETE FROM leases WHERE lease_id = CAST(? AS TEXT)"));
-        m_statements->putAgent.prepare(
-            QStringLiteral("INSERT OR REPLACE INTO agents VALUES (CAST(? AS TEXT), ?, ?, ?, ?)"));
-        m_statements->append.prepare(
-            QStringLiteral("INSERT OR REPLACE INTO ledger VALUES (?, ?, CAST(? AS TEXT), CAST(? "
-                           "AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? AS "
-                           "TEXT), CAST(? AS TEXT))"));
-        m_statements->reserve.prepare(QStringLiteral(
-            "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = 'token_end'"));
+        // Named placeholders (:p0, :p1, ... for each '?'): QtSql binds a value by position
+        // through a string it formats for the position, which costs more than the insert.
+        auto prepare = [](QSqlQuery &q, const char *sql) {
+            QString text;
+            int n = 0;
+            for (const char *c = sql; *c; ++c)
+                text += *c == '?' ? QStringLiteral(":p%1").arg(n++) : QString(QLatin1Char(*c));
+            q.prepare(text);
+        };
+        Statements &st = *m_statements;
+        prepare(st.putKey, "INSERT OR REPLACE INTO keys VALUES (CAST(? AS TEXT), CAST(? AS TEXT), "
+                           "CAST(? AS TEXT), ?)");
+        prepare(st.putLease, "INSERT OR REPLACE INTO leases VALUES (CAST(? AS TEXT), CAST(? AS "
+                             "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, ?, ?)");
+        prepare(st.dropLease, "DELETE FROM leases WHERE lease_id = CAST(? AS TEXT)");
+        prepare(st.putAgent, "INSERT OR REPLACE INTO agents VALUES (CAST(? AS TEXT), ?, ?, ?, ?)");
+        prepare(st.append, "INSERT OR REPLACE INTO ledger VALUES (?, ?, CAST(? AS TEXT), CAST(? "
+                           "AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? AS TEXT), "
+                           "CAST(? AS TEXT))");
+        prepare(st.reserve,
+                "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = 'token_end'");
     }
     QSqlQuery &putLease = m_statements->putLease;
     QSqlQuery &dropLease = m_statements->dropLease;
@@ -118,9 +123,12 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
     QSqlQuery &reserve = m_statements->reserve;
     QSqlQuery &putKey = m_statements->putKey;
     bool ok = true;
+    static const QString names[] = {":p0", ":p1", ":p2", ":p3", ":p4",
+                                    ":p5", ":p6", ":p7", ":p8", ":p9"};
     auto run = [&ok](QSqlQuery &q, std::initializer_list<QVariant> values) {
+        int i = 0;
         for (const QVariant &v : values)
-            q.addBindValue(v);
+            q.bindValue(names[i++], v);
         if (!q.exec()) {
             qCWarning(lcStore) << "write failed:" << q.lastError().text();
             ok = false;
