@@ -16,6 +16,8 @@
 
 #include <thread>
 
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #include <benchmark/benchmark.h>
@@ -43,6 +45,15 @@ void BM_HostPairs(benchmark::State &state)
         std::string error;
         const std::optional<StoredState> loaded = store.load(&error);
         host.restoreFrom(store, *loaded);
+    }
+    // LEASEHOLD_BENCH_ENGINE_CPU=N keeps the engine thread on CPU N; the writer, started before
+    // and free to move, then runs on the others. Which CPU takes the disk's interrupts (see
+    // /proc/interrupts) changes what the engine thread pays for the store.
+    if (const QByteArray cpu = qgetenv("LEASEHOLD_BENCH_ENGINE_CPU"); !cpu.isEmpty()) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu.toInt(), &set);
+        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
     }
     for (int i = 0; i < 1000; ++i)
         host.run([&](LeaseEngine &e) {
