@@ -21,6 +21,10 @@ const std::vector<AppFlag> &appFlags()
         {"keys", "FILE", "JSON file of bearer keys and their agents.", ""},
         {"workspace", "DIR", "Workspace root for path resources.", ""},
         {"data-dir", "DIR", "Where state (ledger, leases, keys) lives.", ""},
+        {"in-memory", nullptr,
+         "Keep leases, trust and the ledger in memory only: nothing survives a restart (keys "
+         "still come from the data directory).",
+         ""},
         {"config", "FILE", "JSON config file; flags override it.", ""},
         {"demo", nullptr, "Drive simulated agents over loopback HTTP so every view is alive.", ""},
     };
@@ -54,7 +58,7 @@ ParsedOptions parseOptions(const QStringList &arguments)
                   bind = QStringLiteral("bind"), open = QStringLiteral("open"),
                   keys = QStringLiteral("keys"), workspace = QStringLiteral("workspace"),
                   dataDir = QStringLiteral("data-dir"), config = QStringLiteral("config"),
-                  demo = QStringLiteral("demo");
+                  demo = QStringLiteral("demo"), inMemory = QStringLiteral("in-memory");
 
     ParsedOptions result;
     if (!parser.parse(arguments)) {
@@ -98,6 +102,7 @@ ParsedOptions parseOptions(const QStringList &arguments)
         o.keysFile = c.value(QStringLiteral("keys")).toString();
         o.workspace = c.value(QStringLiteral("workspace")).toString();
         o.dataDir = c.value(QStringLiteral("dataDir")).toString();
+        o.inMemory = c.value(QStringLiteral("inMemory")).toBool(false);
         for (const QJsonValue &v : c.value(QStringLiteral("allowedHosts")).toArray())
             o.allowedHosts << v.toString();
         o.liveWindowSeconds = qBound(
@@ -113,6 +118,7 @@ ParsedOptions parseOptions(const QStringList &arguments)
     o.headless = parser.isSet(headless);
     o.open = o.open || parser.isSet(open);
     o.demo = parser.isSet(demo);
+    o.inMemory = o.inMemory || parser.isSet(inMemory);
     if (parser.isSet(port)) {
         bool ok = false;
         const uint portValue = parser.value(port).toUInt(&ok);

@@ -14,6 +14,7 @@ struct AppOptions
     bool headless = false;
     bool open = false;
     bool demo = false;
+    bool inMemory = false; // no state database: nothing survives the process
     quint16 port = 7878;
     QString bind = QStringLiteral("127.0.0.1");
     QString keysFile;

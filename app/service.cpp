@@ -99,23 +99,13 @@ int Service::start()
         err << "leasehold: cannot create the data directory " << dir << "\n";
         return 2;
     }
-    SqliteStore::Options storeOptions;
-    storeOptions.path = QDir(dir).filePath(QStringLiteral("leasehold.db"));
-    storeOptions.retainRows = std::uint64_t(m_options.ledgerRetainRows);
-    storeOptions.retainMs = std::int64_t(m_options.ledgerRetainDays) * 24 * 3600 * 1000;
-    m_store = std::make_unique<SqliteStore>(storeOptions);
-    std::string storeError;
-    const std::optional<StoredState> stored = m_store->load(&storeError);
-    if (!stored) {
-        err << "leasehold: " << QString::fromStdString(storeError) << "\n";
+    QString error;
+    const std::optional<std::vector<StoredKey>> storedKeys = openStore(dir, &error);
+    if (!storedKeys) {
+        err << "leasehold: " << error << "\n";
         return 2;
     }
-    const int restored = m_host->restoreFrom(*m_store, *stored);
-    qCInfo(lcService) << "state in" << storeOptions.path << "- restored" << restored << "of"
-                      << stored->leases.size() << "leases, tokens continue from"
-                      << m_host->engine().nextToken();
 
-    QString error;
     std::optional<KeyStore> keys = m_options.keysFile.isEmpty()
                                        ? dataDirKeys(dataDirectory(m_options), &error)
                                        : KeyStore::fromFile(m_options.keysFile, &error);
@@ -124,7 +114,7 @@ int Service::start()
         return 2;
     }
     // Keys minted while running (console, ctl keys add) are kept as digests in the store.
-    for (const StoredKey &k : stored->keys)
+    for (const StoredKey &k : *storedKeys)
         keys->addDigest(
             QByteArray::fromHex(QByteArray::fromStdString(k.digestHex)),
             {QString::fromStdString(k.did), k.role == "admin" ? Role::Admin : Role::Agent});
@@ -147,6 +137,30 @@ int Service::start()
     m_url = QStringLiteral("http://%1:%2").arg(host).arg(port);
     QTextStream(stdout) << "listening " << m_url << Qt::endl;
     return 0;
+}
+
+std::optional<std::vector<StoredKey>> Service::openStore(const QString &dir, QString *error)
+{
+    if (m_options.inMemory) {
+        qCInfo(lcService) << "state in memory only (--in-memory): nothing survives a restart";
+        return std::vector<StoredKey>();
+    }
+    SqliteStore::Options storeOptions;
+    storeOptions.path = QDir(dir).filePath(QStringLiteral("leasehold.db"));
+    storeOptions.retainRows = std::uint64_t(m_options.ledgerRetainRows);
+    storeOptions.retainMs = std::int64_t(m_options.ledgerRetainDays) * 24 * 3600 * 1000;
+    m_store = std::make_unique<SqliteStore>(storeOptions);
+    std::string storeError;
+    std::optional<StoredState> stored = m_store->load(&storeError);
+    if (!stored) {
+        *error = QString::fromStdString(storeError);
+        return std::nullopt;
+    }
+    const int restored = m_host->restoreFrom(*m_store, *stored);
+    qCInfo(lcService) << "state in" << storeOptions.path << "- restored" << restored << "of"
+                      << stored->leases.size() << "leases, tokens continue from"
+                      << m_host->engine().nextToken();
+    return std::move(stored->keys);
 }
 
 Service::ConsoleEnds Service::attachConsole(const QString &operatorDid)

@@ -1,11 +1,14 @@
 #pragma once
 
 #include "options.h"
+#include "storeops.h"
 
 #include <QObject>
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace leasehold {
 class ConsoleCommands;
@@ -17,7 +20,7 @@ class SqliteStore;
 
 // One running Leasehold service built from the options: the engine host and the HTTP front on
 // this thread, with keys from --keys, --open, or the data directory's key store, and state
-// kept in the data directory's SQLite store.
+// kept in the data directory's SQLite store (or, with --in-memory, nowhere).
 class Service : public QObject
 {
     Q_OBJECT
@@ -48,7 +51,9 @@ public:
     QByteArray temporaryKey(const QString &did);
 
 private:
-    bool loadKeys(class QString *error);
+    // Opens the state database in `dir` and restores the engine from it (nothing with
+    // --in-memory); returns the keys minted in earlier runs, or nothing (with `error`).
+    std::optional<std::vector<leasehold::StoredKey>> openStore(const QString &dir, QString *error);
 
     AppOptions m_options;
     std::unique_ptr<leasehold::SqliteStore> m_store; // outlives the host, which writes to it

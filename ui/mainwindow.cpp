@@ -277,7 +277,8 @@ void MainWindow::updateStatus()
     const ConsoleFrame *f = m_state.frame();
     const ServiceFacts &s = f->facts;
     m_address->setText(tr("Listening %1").arg(s.listenUrl));
-    m_mode->setText(s.open ? tr("open (agents name themselves)") : tr("keyed"));
+    m_mode->setText((s.open ? tr("open (agents name themselves)") : tr("keyed")) +
+                    (s.store ? QString() : tr(" · in memory only: nothing survives a restart")));
     m_strict->setText(!s.workspace ? tr("no workspace")
                       : s.strict   ? tr("strict: writes need a lease")
                                    : tr("workspace: relaxed"));

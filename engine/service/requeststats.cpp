@@ -56,6 +56,9 @@ QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) con
     line("leasehold_mcp_sessions", gauges.mcpSessions);
     metric("leasehold_live_agents", "gauge", "Agents with an MCP session seen recently.");
     line("leasehold_live_agents", gauges.liveAgents);
+    metric("leasehold_store_persistent", "gauge",
+           "1 when state is kept on disk; 0 when it is in memory only (--in-memory).");
+    line("leasehold_store_persistent", gauges.store ? 1 : 0);
     if (gauges.store) {
         metric("leasehold_store_queued_ops", "gauge", "Store operations waiting for the writer.");
         line("leasehold_store_queued_ops", double(gauges.storeQueued));

@@ -18,10 +18,12 @@ private slots:
     void portInUseExitsWithTwo();
     void openRefusesANonLoopbackBind();
     void sigtermAnswersWaitsAndExitsZero();
+    void inMemoryKeepsNothingAcrossRestarts();
 
 private:
     static quint16 startServer(QProcess &process, const QStringList &extra, QTemporaryDir &dir);
     static QByteArray request(quint16 port, const QByteArray &raw, bool waitForAnswer = true);
+    static QByteArray post(quint16 port, const QByteArray &path, const QByteArray &body);
 };
 
 quint16 TstProcess::startServer(QProcess &process, const QStringList &extra, QTemporaryDir &dir)
@@ -64,6 +66,13 @@ QByteArray TstProcess::request(quint16 port, const QByteArray &raw, bool waitFor
     return answer;
 }
 
+QByteArray TstProcess::post(quint16 port, const QByteArray &path, const QByteArray &body)
+{
+    return request(port, "POST " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+                             "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" +
+                             body);
+}
+
 void TstProcess::versionAndHelp()
 {
     QProcess p;
@@ -75,7 +84,7 @@ void TstProcess::versionAndHelp()
     QVERIFY(p.waitForFinished(10'000));
     const QByteArray help = p.readAllStandardOutput();
     for (const char *flag : {"--headless", "--port", "--bind", "--open", "--keys", "--workspace",
-                             "--data-dir", "--config", "--demo"})
+                             "--data-dir", "--in-memory", "--config", "--demo"})
         QVERIFY2(help.contains(flag), flag);
     p.start(QStringLiteral(LEASEHOLD_BINARY), {"--no-such-flag"});
     QVERIFY(p.waitForFinished(10'000));
@@ -160,6 +169,44 @@ void TstProcess::sigtermAnswersWaitsAndExitsZero()
     QVERIFY(server.waitForFinished(10'000));
     QCOMPARE(server.exitStatus(), QProcess::NormalExit);
     QCOMPARE(server.exitCode(), 0);
+}
+
+void TstProcess::inMemoryKeepsNothingAcrossRestarts()
+{
+    const QByteArray metrics = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    const QByteArray lease = "/api/v1/acp/coordination/lease";
+    QTemporaryDir dir;
+    {
+        // The default keeps state on disk; the metric says so.
+        QProcess server;
+        const quint16 port = startServer(server, {"--open"}, dir);
+        QVERIFY(port != 0);
+        QVERIFY(request(port, metrics).contains("\nleasehold_store_persistent 1\n"));
+        server.terminate();
+        QVERIFY(server.waitForFinished(10'000));
+    }
+    QVERIFY(QFile::remove(dir.filePath("leasehold.db")));
+    const QByteArray first = R"({"resource":"lock:x","actorDid":"did:agent:a","ttlMs":60000})";
+    const QByteArray second = R"({"resource":"lock:x","actorDid":"did:agent:b"})";
+    for (int run = 0; run < 2; ++run) {
+        QProcess server;
+        const quint16 port = startServer(server, {"--open", "--in-memory"}, dir);
+        QVERIFY(port != 0);
+        QVERIFY(request(port, metrics).contains("\nleasehold_store_persistent 0\n"));
+        // Run 0: a holds lock:x, so b is refused. Run 1: a's lease (60 s) went with the
+        // process, so b gets it at once.
+        if (run == 0) {
+            QVERIFY(post(port, lease, first).startsWith("HTTP/1.1 200"));
+            QVERIFY(post(port, lease, second).startsWith("HTTP/1.1 409"));
+        } else {
+            QVERIFY(post(port, lease, second).startsWith("HTTP/1.1 200"));
+        }
+        server.terminate();
+        QVERIFY(server.waitForFinished(10'000));
+        QCOMPARE(server.exitCode(), 0);
+        QVERIFY2(!QFile::exists(dir.filePath("leasehold.db")), "no state database is written");
+        QVERIFY(QFile::exists(dir.filePath("keys.json"))); // keys still live in the data dir
+    }
 }
 
 QTEST_GUILESS_MAIN(TstProcess)
