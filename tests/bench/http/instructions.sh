@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# Instructions per request (callgrind), Leasehold vs the bare route, for the same 4000
-# acquire/release requests: a figure that does not move with the machine's load.
+# Instructions per request (callgrind, all threads: the store's writer counts), Leasehold on
+# disk, Leasehold --in-memory and the bare route, for the same 4000 acquire/release requests: a
+# figure that does not move with the machine's load.
 # Usage: tests/bench/http/instructions.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../../build}
 n=4000
-for which in leasehold bare; do
+for which in leasehold in-memory bare; do
   data=$(mktemp -d)
   if [ "$which" = leasehold ]; then
     cmd=("$build/app/leasehold" --headless --open --port 0 --data-dir "$data")
+  elif [ "$which" = in-memory ]; then
+    cmd=("$build/app/leasehold" --headless --open --port 0 --data-dir "$data" --in-memory)
   else
     cmd=("$build/tests/bench/bare_server")
   fi
   valgrind --tool=callgrind --callgrind-out-file="$data/cg.out" "${cmd[@]}" > "$data/out" 2>/dev/null &
   vg=$!
   for _ in $(seq 120); do grep -q listening "$data/out" 2>/dev/null && break; sleep 0.5; done
-  port=$(grep -o '[0-9]*$' "$data/out" | head -1)
+  port=$(grep -o 'listening http://[^ ]*' "$data/out" | grep -o '[0-9]*$')
   python3 "$here/fixedload.py" "$port" 200        # warm up
   callgrind_control -z "$vg" > /dev/null
   python3 "$here/fixedload.py" "$port" "$n"
