@@ -71,6 +71,7 @@ private:
     // The writer's prepared statements (writer thread only).
     struct Statements
     {
+        QSqlQuery begin, commit, rollback;
         QSqlQuery putLease, dropLease, putAgent, append, reserve, putKey;
     };
     std::unique_ptr<Statements> m_statements;

@@ -20,6 +20,21 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcStore, "leasehold.store")
 
+// Prepares `sql` on `db` with a named placeholder (:p0, :p1, ...) for each '?': QtSql binds a
+// value by position through a string it formats for the position, which costs more than the
+// insert itself.
+QSqlQuery prepared(const QSqlDatabase &db, const char *sql)
+{
+    QString text;
+    int n = 0;
+    for (const char *c = sql; *c; ++c)
+        text += *c == '?' ? QStringLiteral(":p%1").arg(n++) : QString(QLatin1Char(*c));
+    QSqlQuery q(db);
+    if (!q.prepare(text))
+        qCCritical(lcStore) << "cannot prepare" << text << q.lastError().text();
+    return q;
+}
+
 } // namespace
 
 void SqliteStore::writerLoop()
@@ -85,47 +100,44 @@ void SqliteStore::writerLoop()
 
 bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
 {
-    if (!db.transaction()) {
-        qCWarning(lcStore) << "cannot begin a transaction:" << db.lastError().text();
+    // Prepared once per connection, BEGIN and COMMIT too (QSqlDatabase::transaction() and
+    // commit() prepare theirs each time): preparing costs more than most of the statements.
+    if (!m_statements) {
+        m_statements = std::make_unique<Statements>(Statements{
+            prepared(db, "BEGIN"),
+            prepared(db, "COMMIT"),
+            prepared(db, "ROLLBACK"),
+            prepared(db, "INSERT INTO leases VALUES (CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS "
+                         "TEXT), CAST(? AS TEXT), ?, ?, ?, ?) ON CONFLICT (lease_id) DO UPDATE "
+                         "SET resource = excluded.resource, holder = excluded.holder, mode = "
+                         "excluded.mode, token = excluded.token, granted_at = "
+                         "excluded.granted_at, expires_at = excluded.expires_at, ttl_ms = "
+                         "excluded.ttl_ms"),
+            prepared(db, "DELETE FROM leases WHERE lease_id = CAST(? AS TEXT)"),
+            prepared(db, "INSERT INTO agents VALUES (CAST(? AS TEXT), ?, ?, ?, ?) ON CONFLICT "
+                         "(did) DO UPDATE SET trust = excluded.trust, releases = "
+                         "excluded.releases, expiries = excluded.expiries, suspended = "
+                         "excluded.suspended"),
+            // A sequence number is never reused; were one replayed, the first word stands.
+            prepared(db, "INSERT OR IGNORE INTO ledger VALUES (?, ?, CAST(? AS TEXT), CAST(? AS "
+                         "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? AS TEXT), "
+                         "CAST(? AS TEXT))"),
+            prepared(db, "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = "
+                         "'token_end'"),
+            prepared(db, "INSERT OR REPLACE INTO keys VALUES (CAST(? AS TEXT), CAST(? AS TEXT), "
+                         "CAST(? AS TEXT), ?)"),
+        });
+    }
+    Statements &st = *m_statements;
+    if (!st.begin.exec()) {
+        qCWarning(lcStore) << "cannot begin a transaction:" << st.begin.lastError().text();
         return false;
     }
-    // Prepared once per connection: preparing costs more than most of the statements.
-    if (!m_statements) {
-        m_statements =
-            std::make_unique<Statements>(Statements{QSqlQuery(db), QSqlQuery(db), QSqlQuery(db),
-                                                    QSqlQuery(db), QSqlQuery(db), QSqlQuery(db)});
-        // Named placeholders (:p0, :p1, ... for each '?'): QtSql binds a value by position
-        // through a string it formats for the position, which costs more than the insert.
-        auto prepare = [](QSqlQuery &q, const char *sql) {
-            QString text;
-            int n = 0;
-            for (const char *c = sql; *c; ++c)
-                text += *c == '?' ? QStringLiteral(":p%1").arg(n++) : QString(QLatin1Char(*c));
-            q.prepare(text);
-        };
-        Statements &st = *m_statements;
-        prepare(st.putKey, "INSERT OR REPLACE INTO keys VALUES (CAST(? AS TEXT), CAST(? AS TEXT), "
-                           "CAST(? AS TEXT), ?)");
-        prepare(st.putLease, "INSERT OR REPLACE INTO leases VALUES (CAST(? AS TEXT), CAST(? AS "
-                             "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, ?, ?)");
-        prepare(st.dropLease, "DELETE FROM leases WHERE lease_id = CAST(? AS TEXT)");
-        prepare(st.putAgent, "INSERT OR REPLACE INTO agents VALUES (CAST(? AS TEXT), ?, ?, ?, ?)");
-        prepare(st.append, "INSERT OR REPLACE INTO ledger VALUES (?, ?, CAST(? AS TEXT), CAST(? "
-                           "AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? AS TEXT), "
-                           "CAST(? AS TEXT))");
-        prepare(st.reserve,
-                "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = 'token_end'");
-    }
-    QSqlQuery &putLease = m_statements->putLease;
-    QSqlQuery &dropLease = m_statements->dropLease;
-    QSqlQuery &putAgent = m_statements->putAgent;
-    QSqlQuery &append = m_statements->append;
-    QSqlQuery &reserve = m_statements->reserve;
-    QSqlQuery &putKey = m_statements->putKey;
     bool ok = true;
     static const QString names[] = {":p0", ":p1", ":p2", ":p3", ":p4",
                                     ":p5", ":p6", ":p7", ":p8", ":p9"};
     auto run = [&ok](QSqlQuery &q, std::initializer_list<QVariant> values) {
+        Q_ASSERT(values.size() <= std::size(names));
         int i = 0;
         for (const QVariant &v : values)
             q.bindValue(names[i++], v);
@@ -164,40 +176,40 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
         std::visit(Overloaded{
                        [&](const PutLease &p) {
                            const LeaseInfo &l = p.lease;
-                           run(putLease,
+                           run(st.putLease,
                                {text(l.leaseId), text(l.resource), text(l.holder),
                                 text(modeName(l.mode)), qlonglong(l.token), qlonglong(l.grantedAt),
                                 qlonglong(l.expiresAt), qlonglong(l.ttlMs)});
                        },
-                       [&](const DropLease &d) { run(dropLease, {text(d.leaseId)}); },
+                       [&](const DropLease &d) { run(st.dropLease, {text(d.leaseId)}); },
                        [&](const PutAgent &p) {
                            const AgentState &a = p.agent;
-                           run(putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
-                                          qlonglong(a.expiries), int(a.suspended)});
+                           run(st.putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
+                                             qlonglong(a.expiries), int(a.suspended)});
                        },
                        [&](const AppendEvent &a) {
                            const LedgerEvent &e = a.event;
-                           run(append, {qlonglong(e.seq), qlonglong(e.at),
-                                        text(eventKindName(e.kind)), text(e.actorDid),
-                                        text(e.resource), text(e.leaseId), qlonglong(e.token),
-                                        qlonglong(e.ttlMs), text(e.reason), text(e.detail)});
+                           run(st.append, {qlonglong(e.seq), qlonglong(e.at),
+                                           text(eventKindName(e.kind)), text(e.actorDid),
+                                           text(e.resource), text(e.leaseId), qlonglong(e.token),
+                                           qlonglong(e.ttlMs), text(e.reason), text(e.detail)});
                        },
                        [&](const ReserveTokens &r) {
                            if (r.end > 0)
-                               run(reserve, {qlonglong(r.end)});
+                               run(st.reserve, {qlonglong(r.end)});
                        },
                        [&](const PutKey &p) {
                            const StoredKey &k = p.key;
-                           run(putKey, {text(k.digestHex), text(k.did), text(k.role),
-                                        qlonglong(k.createdAt)});
+                           run(st.putKey, {text(k.digestHex), text(k.did), text(k.role),
+                                           qlonglong(k.createdAt)});
                        },
                    },
                    item);
     }
-    if (!ok || !db.commit()) {
+    if (!ok || !st.commit.exec()) {
         qCWarning(lcStore) << "batch of" << ops.size() << "operations not committed; retrying"
-                           << db.lastError().text();
-        db.rollback();
+                           << st.commit.lastError().text();
+        st.rollback.exec();
         return false;
     }
     return true;
