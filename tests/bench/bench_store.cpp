@@ -38,6 +38,23 @@ void BM_HostPairs(benchmark::State &state)
 {
     const bool attached = state.range(0) != 0;
     const bool paced = state.range(1) != 0;
+    // LEASEHOLD_BENCH_ENGINE_CPU=N keeps the engine thread on CPU N and the writer on the
+    // others (it inherits the affinity the engine thread has when the store starts it), so
+    // neither preempts the other; which CPU takes the disk's interrupts (/proc/interrupts)
+    // then decides what the engine thread pays for the store.
+    const QByteArray engineCpu = qgetenv("LEASEHOLD_BENCH_ENGINE_CPU");
+    auto pin = [&engineCpu](bool onEngineCpu) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (int cpu = 0; cpu < CPU_SETSIZE && cpu < int(std::thread::hardware_concurrency());
+             ++cpu) {
+            if ((cpu == engineCpu.toInt()) == onEngineCpu)
+                CPU_SET(cpu, &set);
+        }
+        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    };
+    if (!engineCpu.isEmpty())
+        pin(false);
     QTemporaryDir dir;
     SqliteStore store({dir.filePath(QStringLiteral("bench.db"))});
     EngineHost host(EngineConfig{});
@@ -46,15 +63,8 @@ void BM_HostPairs(benchmark::State &state)
         const std::optional<StoredState> loaded = store.load(&error);
         host.restoreFrom(store, *loaded);
     }
-    // LEASEHOLD_BENCH_ENGINE_CPU=N keeps the engine thread on CPU N; the writer, started before
-    // and free to move, then runs on the others. Which CPU takes the disk's interrupts (see
-    // /proc/interrupts) changes what the engine thread pays for the store.
-    if (const QByteArray cpu = qgetenv("LEASEHOLD_BENCH_ENGINE_CPU"); !cpu.isEmpty()) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu.toInt(), &set);
-        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    }
+    if (!engineCpu.isEmpty())
+        pin(true);
     for (int i = 0; i < 1000; ++i)
         host.run([&](LeaseEngine &e) {
             return e.acquire({"did:agent:holder",
@@ -84,9 +94,13 @@ void BM_HostPairs(benchmark::State &state)
             cpuNs += threadNs() - segment;
             state.PauseTiming();
             maxQueued = std::max(maxQueued, store.stats().queued);
-            while (store.stats().durable < store.stats().submitted)
-                std::this_thread::yield();
-            QCoreApplication::processEvents(); // deliver the writer's durable reports
+            // Waits the way the HTTP front does, for the writer's report to reach this
+            // thread's event loop; spinning, so the thread never sleeps and wakes up on a
+            // cold CPU (polling the store's counters would contend for its queue's lock).
+            bool durable = false;
+            host.whenDurable([&durable] { durable = true; });
+            while (!durable)
+                QCoreApplication::processEvents();
             state.ResumeTiming();
             segment = threadNs();
         } else if (attached && n % 4096 == 0) {
