@@ -10,6 +10,7 @@
 #include <QSqlQuery>
 #include <QVariant>
 
+#include <array>
 #include <chrono>
 #include <string_view>
 #include <unordered_map>
@@ -20,15 +21,30 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcStore, "leasehold.store")
 
-// Prepares `sql` on `db` with a named placeholder (:p0, :p1, ...) for each '?': QtSql binds a
-// value by position through a string it formats for the position, which costs more than the
-// insert itself.
+// The writer's placeholders, :p0 to :p9, made once: QtSql binds a value by position through a
+// string it formats for the position, which costs more than the insert itself, so statements
+// are prepared and bound by these names instead.
+constexpr int kMaxValues = 10; // no statement of the writer takes more
+const QString &placeholder(int i)
+{
+    static const auto names = [] {
+        std::array<QString, kMaxValues> all;
+        for (int n = 0; n < kMaxValues; ++n)
+            all[std::size_t(n)] = QStringLiteral(":p%1").arg(n);
+        return all;
+    }();
+    if (i < 0 || i >= kMaxValues)
+        qFatal("the store's writer has placeholders for %d values, not %d", kMaxValues, i + 1);
+    return names[std::size_t(i)];
+}
+
+// Prepares `sql` on `db` with placeholder(0), placeholder(1), ... in place of its '?'s.
 QSqlQuery prepared(const QSqlDatabase &db, const char *sql)
 {
     QString text;
     int n = 0;
     for (const char *c = sql; *c; ++c)
-        text += *c == '?' ? QStringLiteral(":p%1").arg(n++) : QString(QLatin1Char(*c));
+        text += *c == '?' ? placeholder(n++) : QString(QLatin1Char(*c));
     QSqlQuery q(db);
     if (!q.prepare(text))
         qCCritical(lcStore) << "cannot prepare" << text << q.lastError().text();
@@ -134,13 +150,10 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
         return false;
     }
     bool ok = true;
-    static const QString names[] = {":p0", ":p1", ":p2", ":p3", ":p4",
-                                    ":p5", ":p6", ":p7", ":p8", ":p9"};
     auto run = [&ok](QSqlQuery &q, std::initializer_list<QVariant> values) {
-        Q_ASSERT(values.size() <= std::size(names));
         int i = 0;
         for (const QVariant &v : values)
-            q.bindValue(names[i++], v);
+            q.bindValue(placeholder(i++), v);
         if (!q.exec()) {
             qCWarning(lcStore) << "write failed:" << q.lastError().text();
             ok = false;

@@ -143,10 +143,8 @@ void TstProcess::sigtermAnswersWaitsAndExitsZero()
     QProcess server;
     const quint16 port = startServer(server, {"--open"}, dir);
     QVERIFY(port != 0);
-    const QByteArray hold = R"({"resource":"lock:x","actorDid":"did:agent:a"})";
-    QVERIFY(request(port, "POST /api/v1/acp/coordination/lease HTTP/1.1\r\nHost: x\r\n"
-                          "Content-Length: " +
-                              QByteArray::number(hold.size()) + "\r\n\r\n" + hold)
+    QVERIFY(post(port, "/api/v1/acp/coordination/lease",
+                 R"({"resource":"lock:x","actorDid":"did:agent:a"})")
                 .startsWith("HTTP/1.1 200"));
     // A second agent parks in a bounded wait; then the server is asked to stop.
     QTcpSocket waiter;
