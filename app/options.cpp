@@ -114,6 +114,12 @@ ParsedOptions parseOptions(const QStringList &arguments)
             qBound(1, c.value(QStringLiteral("ledgerRetainDays")).toInt(o.ledgerRetainDays), 36500);
         for (const QJsonValue &v : c.value(QStringLiteral("exclusive")).toArray())
             o.exclusive << v.toString();
+        o.maxConnections =
+            qBound(0, c.value(QStringLiteral("maxConnections")).toInt(o.maxConnections), 1'000'000);
+        o.headTimeoutMs =
+            qBound(100, c.value(QStringLiteral("headTimeoutMs")).toInt(o.headTimeoutMs), 600'000);
+        o.storeTimeoutMs =
+            qBound(100, c.value(QStringLiteral("storeTimeoutMs")).toInt(o.storeTimeoutMs), 600'000);
     }
     o.headless = parser.isSet(headless);
     o.open = o.open || parser.isSet(open);

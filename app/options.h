@@ -26,6 +26,9 @@ struct AppOptions
     int liveWindowSeconds = 300; // MCP: an agent is live this long after its last call
     qint64 ledgerRetainRows = 1'000'000; // the stored ledger keeps at most this many events
     int ledgerRetainDays = 30;           // ... and none older than this
+    int maxConnections = 0;     // open connections at most; 0: from the file descriptor limit
+    int headTimeoutMs = 10'000; // a request head must arrive whole within this
+    int storeTimeoutMs = 5'000; // a change waits at most this for the disk before 503
 };
 
 // Parses argv with QCommandLineParser. On --help/--version or a bad flag it prints and returns

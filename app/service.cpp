@@ -85,6 +85,7 @@ int Service::start()
     for (const QString &pattern : m_options.exclusive)
         config.exclusivePatterns.push_back(pattern.toStdString());
     m_host = std::make_unique<EngineHost>(config);
+    m_host->setStoreTimeoutMs(m_options.storeTimeoutMs);
     if (!m_options.workspace.isEmpty()) {
         const QFileInfo root(m_options.workspace);
         if (!root.isDir()) {
@@ -120,6 +121,16 @@ int Service::start()
             {QString::fromStdString(k.did), k.role == "admin" ? Role::Admin : Role::Agent});
 
     HttpFront::Options front;
+    // Every connection is a descriptor: take what the system allows before sizing the cap.
+    int softLimit = 0;
+    const int fileLimit = raiseFileLimit(&softLimit);
+    front.limits.maxConnections = m_options.maxConnections > 0
+                                      ? std::min(m_options.maxConnections, fileLimit - 64)
+                                      : defaultMaxConnections(fileLimit);
+    front.limits.headTimeoutMs = m_options.headTimeoutMs;
+    front.limits.bodyReadTimeoutMs = m_options.headTimeoutMs;
+    qCInfo(lcService) << "file descriptors:" << fileLimit << "(raised from" << softLimit
+                      << ") - up to" << front.limits.maxConnections << "connections";
     front.open = m_options.open;
     front.allowedHosts = m_options.allowedHosts;
     front.liveWindowMs = std::int64_t(m_options.liveWindowSeconds) * 1000;
@@ -212,5 +223,9 @@ void Service::shutdown(std::function<void()> done)
     // before the process goes.
     m_host->closeStore();
     m_front->flushConnections();
+    if (m_store && m_store->writerStuck()) {
+        // Its writer never came back from the disk and still uses it: leave it be.
+        (void)m_store.release();
+    }
     done();
 }

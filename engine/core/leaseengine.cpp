@@ -28,6 +28,8 @@ const char *endReason(EndCause cause)
         return "admin";
     case EndCause::Abandoned:
         return "abandoned";
+    case EndCause::StoreLost:
+        return "store_unavailable";
     }
     return "release";
 }
@@ -192,6 +194,10 @@ AcquireResult LeaseEngine::acquire(const AcquireRequest &request)
     if (req.agent->suspended)
         return refuse(simpleRefusal(RefusalReason::Suspended, first,
                                     request.actor + " is suspended by an operator"));
+    if (!m_storeAvailable)
+        return refuse(simpleRefusal(RefusalReason::StoreUnavailable, first,
+                                    "the service cannot record new leases right now (" +
+                                        m_storeProblem + "); nothing was granted"));
 
     const std::optional<Contention> contention = findContention(req, kAnyTicket);
     if (!contention) {

@@ -76,9 +76,17 @@ public:
 
     // Ends a parked wait that nobody waits for any more; it takes nothing.
     void cancelWait(std::uint64_t waitId);
-    // Gives back leases granted to a caller that had gone (no trust effect). Leases the grant
-    // only extended are left alone.
-    void abandon(const Grant &grant);
+    // Gives back leases granted to a caller that had gone (no trust effect), or that the store
+    // could not make durable in time (`storeLost`: ledger reason store_unavailable). Leases the
+    // grant only extended are left alone.
+    void abandon(const Grant &grant, bool storeLost = false);
+
+    // The host's word on its store. While unavailable, new requests are refused
+    // (store_unavailable, naming `problem`) and parked waits stay parked without being granted;
+    // releases, renewals and levers go on. When it is available again, waits are granted as
+    // usual.
+    void setStoreAvailable(bool available, const std::string &problem = {});
+    bool storeAvailable() const { return m_storeAvailable; }
 
     // Operator levers; each is recorded with the operator's identity and moves no trust.
     int releaseHolder(const std::string &op, const std::string &did);
@@ -195,6 +203,8 @@ private:
     std::uint64_t m_lastToken = 0;
     std::uint64_t m_seq = 0;
     bool m_paused = false;
+    bool m_storeAvailable = true;
+    std::string m_storeProblem;
     Counters m_counters;
     TimeMs m_restoredAt = 0; // leases due before this expired while the service was down
 };

@@ -88,6 +88,20 @@ void LeaseEngine::pause(const std::string &op, bool paused)
     settle();
 }
 
+void LeaseEngine::setStoreAvailable(bool available, const std::string &problem)
+{
+    m_storeProblem = problem;
+    if (available == m_storeAvailable)
+        return;
+    m_storeAvailable = available;
+    if (!available)
+        return;
+    // Waits that could not be granted meanwhile are granted now, in their usual order.
+    for (const auto &[id, w] : m_waiters)
+        m_freed.insert(m_freed.end(), w->resources.begin(), w->resources.end());
+    settle();
+}
+
 void LeaseEngine::setLiveSessions(const std::string &did, int sessions)
 {
     AgentRecord *agent = m_agents.obtain(did);
@@ -271,7 +285,7 @@ void LeaseEngine::checkInvariants() const
         if (l->pins != (it == pinsPerLease.end() ? 0 : it->second))
             fail("lease " + l->leaseId + " counts pins it does not have");
     }
-    if (!m_paused) {
+    if (!m_paused && m_storeAvailable) {
         for (const auto &[id, w] : m_waiters) {
             if (!w->agent->suspended && !findContention(requestOf(*w), w->ticket))
                 fail("waiter " + std::to_string(id) + " could be granted but is still parked");

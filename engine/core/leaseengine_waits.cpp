@@ -98,14 +98,14 @@ void LeaseEngine::cancelWait(std::uint64_t waitId)
     settle();
 }
 
-void LeaseEngine::abandon(const Grant &grant)
+void LeaseEngine::abandon(const Grant &grant, bool storeLost)
 {
     for (const LeaseInfo &info : grant.leases) {
         if (info.extended)
             continue;
         auto it = m_leases.find(info.leaseId);
         if (it != m_leases.end() && it->second->token == info.token)
-            endLease(it->second.get(), EndCause::Abandoned);
+            endLease(it->second.get(), storeLost ? EndCause::StoreLost : EndCause::Abandoned);
     }
     settle();
 }
@@ -129,7 +129,7 @@ void LeaseEngine::wake(std::vector<ResourceName> freed)
     widen(freed);
     std::vector<TrieNode *> nodes;
     std::vector<Waiter *> candidates;
-    for (bool again = true; again && !m_paused;) {
+    for (bool again = true; again && !m_paused && m_storeAvailable;) {
         again = false;
         nodes.clear();
         for (const ResourceName &name : scope)

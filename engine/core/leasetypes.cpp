@@ -18,6 +18,8 @@ std::string_view refusalName(RefusalReason reason)
         return "suspended";
     case RefusalReason::Paused:
         return "paused";
+    case RefusalReason::StoreUnavailable:
+        return "store_unavailable";
     }
     return "lease_held";
 }

@@ -28,7 +28,15 @@ struct LeaseInfo
     bool extended = false;       // this grant extended a lease the agent already held
 };
 
-enum class RefusalReason { LeaseHeld, Deadlock, StaleLease, NotHeld, Suspended, Paused };
+enum class RefusalReason {
+    LeaseHeld,
+    Deadlock,
+    StaleLease,
+    NotHeld,
+    Suspended,
+    Paused,
+    StoreUnavailable, // the store cannot make a grant durable now: nothing new is granted
+};
 
 std::string_view refusalName(RefusalReason reason);
 

@@ -23,7 +23,8 @@ enum class EndCause {
     Release,   // the holder let go: trust +releaseReward
     Expiry,    // the engine's alarm took it back: trust -expiryPenalty
     Admin,     // an operator released it: no trust effect
-    Abandoned, // granted to a waiter whose client had gone: no trust effect
+    Abandoned, // granted to a caller that had gone before hearing of it: no trust effect
+    StoreLost, // granted, but the store could not make it durable in time: no trust effect
 };
 
 struct LeaseRecord : Timed

@@ -62,7 +62,7 @@ struct Counters
     std::uint64_t releases = 0;
     std::uint64_t expiries = 0;
     std::uint64_t adminReleases = 0;
-    std::array<std::uint64_t, 6> refusals{}; // indexed by RefusalReason
+    std::array<std::uint64_t, 7> refusals{}; // indexed by RefusalReason
     std::uint64_t waitsBegun = 0;
     std::uint64_t waitsGranted = 0;
     std::uint64_t waitsTimedOut = 0;

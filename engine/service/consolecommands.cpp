@@ -34,7 +34,7 @@ ConsoleCommands::~ConsoleCommands() = default;
 
 void ConsoleCommands::announce(QString summary)
 {
-    m_host.whenDurable([this, summary = std::move(summary)] { emit leverDone(summary); });
+    m_host.whenDurable([this, summary = std::move(summary)](bool) { emit leverDone(summary); });
 }
 
 void ConsoleCommands::releaseLease(const QString &leaseId)

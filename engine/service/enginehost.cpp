@@ -69,7 +69,11 @@ void EngineHost::submitSoon()
 void EngineHost::rearm()
 {
     submitSoon();
-    const std::optional<TimeMs> next = m_engine->nextDeadline();
+    std::optional<TimeMs> next = m_engine->nextDeadline();
+    // Deadlines grow with time, so the oldest change waiting for durability is due first.
+    if (!m_durableWaiters.empty())
+        next = std::min(next.value_or(m_durableWaiters.front().deadline),
+                        m_durableWaiters.front().deadline);
     if (!next) {
         m_alarm.stop();
         return;
@@ -88,12 +92,14 @@ void EngineHost::rearm()
 void EngineHost::tick()
 {
     m_engine->expireDue();
+    if (!m_durableWaiters.empty() && m_durableWaiters.front().deadline <= m_clock->nowMs())
+        setStoreHealth(m_reported, true);
     rearm();
 }
 
 void EngineHost::onWaitEnd(std::uint64_t waitId, WaitCallback callback)
 {
-    m_waits[waitId] = std::move(callback);
+    m_waits[waitId] = {std::move(callback), m_answer};
 }
 
 void EngineHost::cancelWait(std::uint64_t waitId)
@@ -116,9 +122,12 @@ void EngineHost::onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome)
             m_engine->abandon(*grant); // nobody is listening: never leak a lease
         return;
     }
-    WaitCallback callback = std::move(it->second);
+    WaitListener listener = std::move(it->second);
     m_waits.erase(it);
-    callback(outcome);
+    if (const auto *grant = std::get_if<Grant>(&outcome); grant && listener.answer)
+        listener.answer->grants.push_back(*grant);
+    AnswerScope scope(*this, std::move(listener.answer));
+    listener.callback(outcome);
 }
 
 void EngineHost::onEvent(const LedgerEvent &event)
@@ -154,6 +163,8 @@ int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
 {
     m_store = &store;
     store.setDurableCallback([this](std::uint64_t ticket) { durable(ticket); });
+    store.setHealthCallback(
+        [this](const StoreHealth &health) { setStoreHealth(health, m_unresponsive); });
     std::uint64_t first = state.tokenEnd;
     for (const LeaseInfo &l : state.leases)
         first = std::max(first, l.token + 1);
@@ -195,24 +206,75 @@ void EngineHost::closeStore()
     submitPending();
     m_store->close();
     durable(m_store->stats().durable);
+    failDurableWaiters(); // what the disk never took is answered, not left hanging
 }
 
-void EngineHost::whenDurable(std::function<void()> done)
+void EngineHost::whenDurable(std::function<void(bool durable)> done)
 {
     submitPending();
     if (!m_store || m_durable >= m_lastTicket)
-        return done();
-    m_durableWaiters.emplace_back(m_lastTicket, std::move(done));
+        return done(true);
+    if (!m_health.ok())
+        return done(false);
+    m_durableWaiters.push_back(
+        {m_lastTicket, m_clock->nowMs() + m_storeTimeoutMs, std::move(done)});
+    if (m_durableWaiters.size() == 1)
+        rearm();
 }
 
 void EngineHost::durable(std::uint64_t ticket)
 {
     m_durable = std::max(m_durable, ticket);
-    while (!m_durableWaiters.empty() && m_durableWaiters.front().first <= m_durable) {
-        auto done = std::move(m_durableWaiters.front().second);
+    while (!m_durableWaiters.empty() && m_durableWaiters.front().ticket <= m_durable) {
+        auto done = std::move(m_durableWaiters.front().done);
         m_durableWaiters.pop_front();
-        done();
+        done(true);
     }
+    if (m_unresponsive)
+        setStoreHealth(m_reported, false); // the disk answered after all
+}
+
+void EngineHost::failDurableWaiters()
+{
+    // Answered oldest first; an answer may give grants back, which queues more work, not more
+    // waiters (the store is not ok, so whenDurable answers at once).
+    std::deque<DurableWaiter> waiters = std::exchange(m_durableWaiters, {});
+    for (DurableWaiter &w : waiters)
+        w.done(false);
+}
+
+void EngineHost::setStoreHealth(const StoreHealth &reported, bool unresponsive)
+{
+    m_reported = reported;
+    m_unresponsive = unresponsive;
+    StoreHealth health = reported;
+    if (health.ok() && unresponsive)
+        health = {StoreHealth::Problem::Unresponsive,
+                  "no commit confirmed for " + std::to_string(m_storeTimeoutMs) + " ms"};
+    if (health == m_health)
+        return;
+    const bool wasOk = m_health.ok();
+    m_health = health;
+    if (wasOk != health.ok())
+        qCInfo(lcService) << (health.ok() ? "store healthy again: granting" : "store unavailable:")
+                          << (health.ok() ? "" : health.phrase())
+                          << (health.ok() ? "" : "- new grants are refused until it recovers");
+    run([&](LeaseEngine &e) { e.setStoreAvailable(health.ok(), health.phrase()); });
+    if (!health.ok())
+        failDurableWaiters();
+    emit storeHealthChanged(m_health);
+}
+
+void EngineHost::giveBack(const std::vector<Grant> &grants, bool storeLost)
+{
+    if (grants.empty())
+        return;
+    if (storeLost)
+        m_storeRefused += grants.size();
+    run([&](LeaseEngine &e) {
+        for (const Grant &g : grants)
+            e.abandon(g, storeLost);
+    });
 }
 
 } // namespace leasehold

@@ -7,6 +7,8 @@
 #include <QObject>
 #include <QTimer>
 
+#include <type_traits>
+
 #include <deque>
 #include <functional>
 #include <memory>
@@ -27,6 +29,32 @@ class EngineHost : public QObject, private EngineListener
 public:
     using WaitCallback = std::function<void(const WaitOutcome &)>;
 
+    // The grants one answer carries, gathered while it is composed: if the answer can never be
+    // delivered (the caller went away, the store could not make it durable), they are given
+    // back rather than left to expire against a holder who never heard of them.
+    struct Answer
+    {
+        std::vector<Grant> grants;
+    };
+    // Makes `answer` the one that grants made now belong to, for the scope's lifetime. The
+    // transport opens one around each request; a parked wait keeps the one it was made in.
+    class AnswerScope
+    {
+    public:
+        AnswerScope(EngineHost &host, std::shared_ptr<Answer> answer)
+            : m_host(host)
+            , m_previous(std::exchange(host.m_answer, std::move(answer)))
+        {}
+        ~AnswerScope() { m_host.m_answer = std::move(m_previous); }
+        AnswerScope(const AnswerScope &) = delete;
+        AnswerScope &operator=(const AnswerScope &) = delete;
+
+    private:
+        EngineHost &m_host;
+        std::shared_ptr<Answer> m_previous;
+    };
+    const std::shared_ptr<Answer> &currentAnswer() const { return m_answer; }
+
     explicit EngineHost(EngineConfig config, const Clock *clock = nullptr,
                         std::size_t ledgerCapacity = 50'000, QObject *parent = nullptr);
     ~EngineHost() override;
@@ -39,11 +67,16 @@ public:
     // Runs `call` against the engine, then re-arms the alarm. Every mutation goes through here.
     template<class F> auto run(F &&call) -> decltype(call(std::declval<LeaseEngine &>()))
     {
-        if constexpr (std::is_void_v<decltype(call(*m_engine))>) {
+        using Result = decltype(call(*m_engine));
+        if constexpr (std::is_void_v<Result>) {
             call(*m_engine);
             rearm();
         } else {
             auto result = call(*m_engine);
+            if constexpr (std::is_same_v<Result, AcquireResult>) {
+                if (const auto *grant = std::get_if<Grant>(&result); grant && m_answer)
+                    m_answer->grants.push_back(*grant);
+            }
             rearm();
             return result;
         }
@@ -80,9 +113,23 @@ public:
     // Keeps `op` with the decisions of the current call (a key minted by an operator, say);
     // whenDurable() covers it like any decision. Without a store it is dropped.
     void keep(const StoreOp &op);
-    // Calls `done` once everything decided so far is durable (at once without a store). The
-    // transport answers through this, so no client hears of a grant a crash could undo.
-    void whenDurable(std::function<void()> done);
+    // Calls `done(true)` once everything decided so far is durable (at once without a store).
+    // The transport answers through this, so no client hears of a grant a crash could undo.
+    // Calls `done(false)` instead, within the store timeout, when the store cannot make it
+    // durable: at once while the store is degraded, else when the store falls ill or stays
+    // silent past the timeout (it is then marked unresponsive until its next commit).
+    void whenDurable(std::function<void(bool durable)> done);
+    // Gives back `grants` (no trust effect): their caller has gone, or `storeLost`, they could
+    // not be made durable (ledger reason store_unavailable).
+    void giveBack(const std::vector<Grant> &grants, bool storeLost);
+
+    // The store's health as the host acts on it: what the store reports, or unresponsive when a
+    // change waited longer than the store timeout. Ok without a store.
+    const StoreHealth &storeHealth() const { return m_health; }
+    // How long a change may wait for durability before the store counts as unresponsive.
+    void setStoreTimeoutMs(std::int64_t ms) { m_storeTimeoutMs = ms; }
+    // Changes refused or given back because the store could not take them.
+    std::uint64_t storeRefusedChanges() const { return m_storeRefused; }
 
     // Events with seq > since matching `filter`, oldest first, at most `limit`.
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
@@ -90,12 +137,17 @@ public:
 
 signals:
     void eventRecorded(const leasehold::LedgerEvent &event);
+    void storeHealthChanged(const leasehold::StoreHealth &health);
 
 private:
     void onEvent(const LedgerEvent &event) override;
     void onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome) override;
     void rearm();
     void durable(std::uint64_t ticket);
+    // The store's own report, or the host's verdict (`unresponsive`); acts on the change.
+    void setStoreHealth(const StoreHealth &reported, bool unresponsive);
+    // Answers every change waiting for durability with `false`.
+    void failDurableWaiters();
     // Hands the current call's operations to the store as one submission.
     void submitPending();
     // Submits now if many operations have gathered, else once the event loop is idle.
@@ -110,14 +162,31 @@ private:
     TimeMs m_armedFor = 0; // the deadline the alarm is set for
     std::deque<LedgerEvent> m_ledger;
     std::size_t m_ledgerCapacity;
-    std::unordered_map<std::uint64_t, WaitCallback> m_waits;
+    struct WaitListener
+    {
+        WaitCallback callback;
+        std::shared_ptr<Answer> answer; // the answer the wait was parked in
+    };
+    std::unordered_map<std::uint64_t, WaitListener> m_waits;
+    std::shared_ptr<Answer> m_answer; // the answer being composed now, if any
     EngineConfig m_config;
     LeaseStore *m_store = nullptr;
     StoreOps m_pendingOps;          // the engine's journal: what it decided, not yet submitted
     std::size_t m_submitBytes = 0;  // recent submissions' size, a high-water mark that decays
     std::uint64_t m_lastTicket = 0; // the last store ticket submitted
     std::uint64_t m_durable = 0;    // the highest ticket the store reported durable
-    std::deque<std::pair<std::uint64_t, std::function<void()>>> m_durableWaiters;
+    struct DurableWaiter
+    {
+        std::uint64_t ticket;
+        TimeMs deadline;
+        std::function<void(bool)> done;
+    };
+    std::deque<DurableWaiter> m_durableWaiters;
+    std::int64_t m_storeTimeoutMs = 5000;
+    StoreHealth m_reported;      // what the store said last
+    bool m_unresponsive = false; // a change waited past the timeout since the last commit
+    StoreHealth m_health;        // what the host acts on
+    std::uint64_t m_storeRefused = 0;
 };
 
 } // namespace leasehold

@@ -4,6 +4,11 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <limits>
+
 namespace leasehold {
 
 namespace {
@@ -15,51 +20,117 @@ void refuse(QTcpSocket *socket, const QByteArray &status, const QByteArray &json
     socket->disconnectFromHost();
 }
 
+constexpr qint64 kNever = std::numeric_limits<qint64>::max();
+
 } // namespace
 
 // Follows one connection's byte stream (headers, then Content-Length bytes of body, then the
 // next request) without consuming it, so an oversized body is refused before QHttpServer
-// buffers it.
+// buffers it, and knows at every moment whether the connection is idle, mid-request or waiting
+// for its answer.
 class ConnectionGuard : public QObject
 {
 public:
-    ConnectionGuard(QTcpSocket *socket, const GuardedTcpServer::Limits &limits)
+    ConnectionGuard(QTcpSocket *socket, GuardedTcpServer *server)
         : QObject(socket)
+        , m_server(server)
         , m_socket(socket)
-        , m_limits(limits)
+        , m_limits(server->limits())
     {
-        // Activity only stamps a time; the timer is not re-armed per request (that churn showed
-        // in profiles). When it fires it closes the connection or waits out the remainder.
-        m_activity.start();
-        m_idle.setSingleShot(true);
-        connect(&m_idle, &QTimer::timeout, this, [this] {
-            const qint64 quiet = m_activity.elapsed();
-            if (quiet >= m_limits.idleTimeoutMs)
-                m_socket->abort();
-            else
-                m_idle.start(int(m_limits.idleTimeoutMs - quiet));
-        });
-        connect(socket, &QTcpSocket::bytesWritten, this, [this] { m_activity.start(); });
+        m_clock.start();
+        m_timer.setSingleShot(true);
+        connect(&m_timer, &QTimer::timeout, this, [this] { onTimer(); });
+        connect(socket, &QTcpSocket::bytesWritten, this, [this] { m_lastActivity = now(); });
         // Connected before QHttpServer's own slot, so each batch is seen before it is read.
-        connect(socket, &QTcpSocket::readyRead, this, [this] {
-            m_activity.start();
-            inspect(m_socket->peek(m_socket->bytesAvailable()));
-        });
-        m_idle.start(m_limits.idleTimeoutMs);
+        connect(socket, &QTcpSocket::readyRead, this,
+                [this] { inspect(m_socket->peek(m_socket->bytesAvailable())); });
+        armFor(m_limits.idleTimeoutMs);
+    }
+    ~ConnectionGuard() override
+    {
+        if (m_server)
+            m_server->forget(this);
     }
 
+    QTcpSocket *socket() const { return m_socket; }
+    bool idle() const { return m_inFlight == 0 && m_header.isEmpty() && m_bodyLeft == 0; }
+
+    // An answer was written: one request fewer under way.
+    void finished()
+    {
+        m_inFlight = std::max(0, m_inFlight - 1);
+        m_lastActivity = now();
+        if (idle()) {
+            m_server->becameIdle(this);
+            if (!m_timer.isActive())
+                armFor(m_lastActivity + m_limits.idleTimeoutMs);
+        }
+    }
+
+    GuardedTcpServer *m_server;
+    std::list<ConnectionGuard *>::iterator m_idleAt;
+    bool m_listed = false; // in the server's idle list
+    bool m_counted = true; // in the server's open count
+
 private:
+    qint64 now() const { return m_clock.elapsed(); }
+
+    void armFor(qint64 deadline)
+    {
+        m_armedFor = deadline;
+        m_timer.start(int(std::clamp<qint64>(deadline - now(), 0, 24LL * 3600 * 1000)));
+    }
+
+    // The timer is armed for the nearest deadline the connection's state had when it was set;
+    // when it fires, the state decides: close, or wait out the remainder.
+    void onTimer()
+    {
+        const qint64 t = now();
+        m_armedFor = kNever;
+        if (!m_header.isEmpty()) {
+            if (t >= m_headStart + m_limits.headTimeoutMs)
+                return timeOut("the request head did not arrive in time");
+            return armFor(m_headStart + m_limits.headTimeoutMs);
+        }
+        if (m_bodyLeft > 0) {
+            if (t >= m_lastRead + m_limits.bodyReadTimeoutMs)
+                return timeOut("the request body stalled");
+            return armFor(m_lastRead + m_limits.bodyReadTimeoutMs);
+        }
+        if (m_inFlight > 0)
+            return; // waiting for our answer (a parked wait): never idle; finished() re-arms
+        if (t >= m_lastActivity + m_limits.idleTimeoutMs)
+            return m_socket->abort();
+        armFor(m_lastActivity + m_limits.idleTimeoutMs);
+    }
+
+    void timeOut(const char *why)
+    {
+        ++m_server->m_timedOut;
+        refuse(m_socket, "408 Request Timeout",
+               QByteArray(R"({"ok":false,"reason":"request_timeout","error":")") + why +
+                   R"( and the connection was closed"})");
+    }
+
     void inspect(const QByteArray &batch)
     {
+        const qint64 t = now();
+        m_lastActivity = m_lastRead = t;
+        if (idle())
+            m_server->becameBusy(this);
         qsizetype at = 0;
         while (at < batch.size()) {
             if (m_bodyLeft > 0) {
                 const qint64 take = std::min<qint64>(m_bodyLeft, batch.size() - at);
                 m_bodyLeft -= take;
                 at += take;
+                if (m_bodyLeft == 0)
+                    ++m_inFlight;
                 continue;
             }
             const qsizetype before = m_header.size();
+            if (before == 0)
+                m_headStart = t;
             m_header += batch.mid(at, kMaxHeaderBytes - before);
             const qsizetype end = m_header.indexOf("\r\n\r\n");
             if (end < 0) {
@@ -67,7 +138,7 @@ private:
                     return refuse(
                         m_socket, "431 Request Header Fields Too Large",
                         R"({"ok":false,"reason":"invalid_request","error":"headers are too large"})");
-                return;
+                break;
             }
             at += end + 4 - before; // the part of this batch that completed the header block
             const qint64 length = contentLength(m_header.left(end));
@@ -79,7 +150,18 @@ private:
                     R"({"ok":false,"reason":"invalid_request","error":"body is larger than 1 MiB"})");
             }
             m_bodyLeft = std::max<qint64>(length, 0);
+            if (m_bodyLeft == 0)
+                ++m_inFlight;
         }
+        // Mid-request: the head or body deadline applies, re-armed only when it is nearer than
+        // what the timer waits for (a request that arrives whole never re-arms it).
+        qint64 deadline = kNever;
+        if (!m_header.isEmpty())
+            deadline = m_headStart + m_limits.headTimeoutMs;
+        else if (m_bodyLeft > 0)
+            deadline = t + m_limits.bodyReadTimeoutMs;
+        if (deadline != kNever && (!m_timer.isActive() || m_armedFor > deadline))
+            armFor(deadline);
     }
 
     static qint64 contentLength(const QByteArray &headerBlock)
@@ -99,16 +181,28 @@ private:
     static constexpr qsizetype kMaxHeaderBytes = 16 * 1024;
     QTcpSocket *m_socket;
     GuardedTcpServer::Limits m_limits;
-    QTimer m_idle;
-    QElapsedTimer m_activity;
-    QByteArray m_header; // the current request's header block, as far as seen
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_armedFor = kNever;
+    qint64 m_lastActivity = 0; // last byte in or out
+    qint64 m_lastRead = 0;     // last byte in
+    qint64 m_headStart = 0;    // first byte of the current request head
+    QByteArray m_header;       // the current request's header block, as far as seen
     qint64 m_bodyLeft = 0;
+    int m_inFlight = 0; // requests seen whole and not yet answered
 };
 
 GuardedTcpServer::GuardedTcpServer(Limits limits, QObject *parent)
     : QTcpServer(parent)
     , m_limits(limits)
 {}
+
+GuardedTcpServer::~GuardedTcpServer()
+{
+    // The sockets (and their guards) are destroyed after this object's own part is gone.
+    for (ConnectionGuard *guard : std::as_const(m_guards))
+        guard->m_server = nullptr;
+}
 
 void GuardedTcpServer::incomingConnection(qintptr handle)
 {
@@ -117,17 +211,80 @@ void GuardedTcpServer::incomingConnection(qintptr handle)
         delete socket;
         return;
     }
+    if (m_open >= m_limits.maxConnections && !m_idle.empty()) {
+        // Full: the connection idle longest makes room (its client reconnects when it needs
+        // to; an agent with a request under way is never the one closed).
+        ConnectionGuard *oldest = m_idle.front();
+        becameBusy(oldest);
+        oldest->m_counted = false;
+        --m_open;
+        ++m_evicted;
+        oldest->socket()->abort();
+    }
     if (m_open >= m_limits.maxConnections) {
         ++m_rejected;
         refuse(socket, "503 Service Unavailable",
-               R"({"ok":false,"reason":"busy","error":"too many open connections"})");
+               R"({"ok":false,"reason":"busy","error":"too many open connections, all busy"})");
         connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
         return;
     }
     ++m_open;
-    connect(socket, &QObject::destroyed, this, [this] { --m_open; });
-    new ConnectionGuard(socket, m_limits);
+    auto *guard = new ConnectionGuard(socket, this);
+    m_guards.insert(socket, guard);
+    becameIdle(guard);
     addPendingConnection(socket);
+}
+
+void GuardedTcpServer::requestFinished(QTcpSocket *socket)
+{
+    if (ConnectionGuard *guard = m_guards.value(socket))
+        guard->finished();
+}
+
+void GuardedTcpServer::becameIdle(ConnectionGuard *guard)
+{
+    if (guard->m_listed)
+        m_idle.erase(guard->m_idleAt);
+    guard->m_idleAt = m_idle.insert(m_idle.end(), guard);
+    guard->m_listed = true;
+}
+
+void GuardedTcpServer::becameBusy(ConnectionGuard *guard)
+{
+    if (!guard->m_listed)
+        return;
+    m_idle.erase(guard->m_idleAt);
+    guard->m_listed = false;
+}
+
+void GuardedTcpServer::forget(ConnectionGuard *guard)
+{
+    becameBusy(guard);
+    m_guards.remove(guard->socket());
+    if (guard->m_counted)
+        --m_open;
+}
+
+int raiseFileLimit(int *raisedFrom)
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return 1024;
+    if (raisedFrom)
+        *raisedFrom = int(std::min<rlim_t>(limit.rlim_cur, std::numeric_limits<int>::max()));
+    if (limit.rlim_cur < limit.rlim_max) {
+        rlimit raised = limit;
+        raised.rlim_cur = limit.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            limit = raised;
+    }
+    return int(std::min<rlim_t>(limit.rlim_cur, std::numeric_limits<int>::max()));
+}
+
+int defaultMaxConnections(int fileLimit)
+{
+    // Each connection is one descriptor; keep 256 for everything else, and at least 64.
+    return std::max(64, fileLimit - 256);
 }
 
 } // namespace leasehold

@@ -63,6 +63,10 @@ QByteArray reasonPhrase(int status)
         return "Payload Too Large";
     case 415:
         return "Unsupported Media Type";
+    case 408:
+        return "Request Timeout";
+    case 500:
+        return "Internal Server Error";
     case 503:
         return "Service Unavailable";
     default:
@@ -165,6 +169,14 @@ RequestStats::Gauges HttpFront::gauges() const
 {
     RequestStats::Gauges g;
     g.openConnections = m_tcp ? m_tcp->openConnections() : 0;
+    if (m_tcp) {
+        g.maxConnections = m_tcp->limits().maxConnections;
+        g.connectionsEvicted = m_tcp->evictedConnections();
+        g.connectionsRejected = m_tcp->rejectedConnections();
+        g.requestsTimedOut = m_tcp->timedOutRequests();
+    }
+    g.storeHealth = m_host.storeHealth().reasonName();
+    g.storeGivenBack = m_host.storeRefusedChanges();
     g.mcpSessions = int(m_mcp->sessions().size());
     g.liveAgents = m_mcp->sessions().liveAgents();
     if (const LeaseStore *store = m_host.store()) {
@@ -226,45 +238,46 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     call.query = request.query();
     call.body = request.body();
     call.headers = request.headers();
-    Respond respond = [this, out, socket, closeAfter, answered, clock](HttpReply reply) {
+    // Writes the answer; false when nobody was there to read it.
+    auto send = [this, socket, closeAfter, answered, clock](const HttpReply &reply) -> bool {
         if (*answered)
-            return;
+            return false;
         *answered = true;
         m_stats.record(reply.status, double(clock.nsecsElapsed()) / 1e9);
         if (reply.status >= 400 && reply.status != 409)
             qCDebug(lcHttp) << "answered" << reply.status
                             << reply.body.value("reason", std::string()).c_str();
         if (!socket || socket->state() != QAbstractSocket::ConnectedState)
-            return;
-        const QByteArray body =
-            reply.raw.isNull() ? QByteArray::fromStdString(reply.body.dump()) : reply.raw;
-        // One write per answer: status line, headers and body leave in a single segment.
-        QByteArray wire;
-        wire.reserve(body.size() + 256);
-        wire += "HTTP/1.1 " + QByteArray::number(reply.status) + ' ' + reasonPhrase(reply.status) +
-                "\r\n";
-        if (!body.isEmpty())
-            wire += "Content-Type: " + reply.contentType + "\r\n";
-        if (reply.status != 204)
-            wire += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
-        wire += "Cache-Control: no-store\r\n";
-        for (const auto &[name, value] : reply.headers)
-            wire += name + ": " + value + "\r\n";
-        if (closeAfter)
-            wire += "Connection: close\r\n";
-        wire += "\r\n";
-        wire += body;
-        socket->write(wire);
+            return false;
+        if (m_tcp)
+            m_tcp->requestFinished(socket);
+        socket->write(wireFormat(reply, closeAfter));
         if (closeAfter)
             socket->disconnectFromHost();
+        return true;
     };
+    Respond respond = [send](HttpReply reply) { send(reply); };
 
+    // Grants made while this request is served (now, or when its parked wait ends) belong to
+    // this answer: if it cannot be delivered, they are given back instead of leaked.
+    auto answer = std::make_shared<EngineHost::Answer>();
     if (call.method != "GET") {
         // A change is answered only once it is durable (group commit: the store's writer makes
-        // every decision of a batch durable with one fsync; the engine itself never waits).
-        respond = [host = &m_host, send = std::move(respond)](HttpReply reply) {
-            host->whenDurable(
-                [send, reply = std::move(reply)]() mutable { send(std::move(reply)); });
+        // every decision of a batch durable with one fsync; the engine itself never waits). If
+        // the store cannot make it durable within its bound, the grants are given back and the
+        // caller hears store_unavailable; other changes (releases, levers) stand and are
+        // answered as made.
+        respond = [host = &m_host, send, answer](HttpReply reply) {
+            host->whenDurable([host, send, answer, reply = std::move(reply)](bool durable) mutable {
+                if (!durable && !answer->grants.empty()) {
+                    host->giveBack(std::exchange(answer->grants, {}), true);
+                    auto rewrite = std::move(reply.whenNotDurable);
+                    reply = rewrite ? rewrite(std::move(reply))
+                                    : RestApi::storeUnavailable(host->storeHealth());
+                }
+                if (!send(reply))
+                    host->giveBack(std::exchange(answer->grants, {}), false);
+            });
         };
     }
     if (call.body.size() > m_options.limits.maxBodyBytes)
@@ -277,10 +290,22 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     }
 
     Deferral deferral;
-    if (call.path == QLatin1String("/mcp"))
-        m_mcp->handle(call, respond, deferral);
-    else
-        m_api->dispatch(call, respond, deferral);
+    {
+        EngineHost::AnswerScope scope(m_host, answer);
+        // The barrier: a handler that throws answers 500 and the service goes on.
+        try {
+            if (call.path == QLatin1String("/mcp"))
+                m_mcp->handle(call, respond, deferral);
+            else
+                m_api->dispatch(call, respond, deferral);
+        } catch (const std::exception &e) {
+            qCCritical(lcHttp) << "internal error serving" << call.method << call.path << e.what();
+            respond(RestApi::problem(500, "internal", "an internal error; it was logged"));
+        } catch (...) {
+            qCCritical(lcHttp) << "internal error serving" << call.method << call.path;
+            respond(RestApi::problem(500, "internal", "an internal error; it was logged"));
+        }
+    }
     if (*answered || !deferral.onClientGone || !socket)
         return;
     // A parked wait: if the client leaves first, the wait ends and takes nothing.
@@ -293,6 +318,29 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
             cancel();
         }
     });
+}
+
+QByteArray HttpFront::wireFormat(const HttpReply &reply, bool closeAfter)
+{
+    const QByteArray body =
+        reply.raw.isNull() ? QByteArray::fromStdString(reply.body.dump()) : reply.raw;
+    // One write per answer: status line, headers and body leave in a single segment.
+    QByteArray wire;
+    wire.reserve(body.size() + 256);
+    wire +=
+        "HTTP/1.1 " + QByteArray::number(reply.status) + ' ' + reasonPhrase(reply.status) + "\r\n";
+    if (!body.isEmpty())
+        wire += "Content-Type: " + reply.contentType + "\r\n";
+    if (reply.status != 204)
+        wire += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
+    wire += "Cache-Control: no-store\r\n";
+    for (const auto &[name, value] : reply.headers)
+        wire += name + ": " + value + "\r\n";
+    if (closeAfter)
+        wire += "Connection: close\r\n";
+    wire += "\r\n";
+    wire += body;
+    return wire;
 }
 
 } // namespace leasehold

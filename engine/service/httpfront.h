@@ -44,6 +44,12 @@ public:
     // Hands every answer written so far to the kernel, without waiting for the event loop.
     void flushConnections();
     const RestApi &api() const { return *m_api; }
+    // One more route (the service's own extras; tests add one that misbehaves).
+    void addRoute(QByteArray method, const QString &path, Access access,
+                  std::function<void(const RestCall &, const Respond &, Deferral &)> handler)
+    {
+        m_api->add(std::move(method), path, access, QString(), std::move(handler));
+    }
     McpServer &mcp() { return *m_mcp; }
     const RequestStats &stats() const { return m_stats; }
     // Connections, sessions, live agents and the store's queue, as /metrics shows them.
@@ -59,6 +65,7 @@ public:
 
 private:
     void handle(const QHttpServerRequest &request, QHttpServerResponder &&responder);
+    static QByteArray wireFormat(const HttpReply &reply, bool closeAfter);
 
     EngineHost &m_host;
     KeyStore m_keys;

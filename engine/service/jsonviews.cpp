@@ -150,6 +150,8 @@ json toJson(const Snapshot &s)
 
 int retryAfterSeconds(const Refusal &r)
 {
+    if (r.reason == RefusalReason::StoreUnavailable)
+        return kStoreRetryAfterSeconds;
     const std::int64_t ms = r.stampede ? r.stampede->waitMs : 1000;
     return static_cast<int>(std::max<std::int64_t>(1, (ms + 999) / 1000));
 }

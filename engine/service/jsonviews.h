@@ -31,5 +31,7 @@ template<class T> nlohmann::json toJsonArray(const std::vector<T> &items)
 
 // Seconds a refused client should wait before retrying (Retry-After), rounded up, at least 1.
 int retryAfterSeconds(const Refusal &refusal);
+// What Retry-After says while the store cannot record grants: about one writer back-off cycle.
+constexpr int kStoreRetryAfterSeconds = 2;
 
 } // namespace leasehold

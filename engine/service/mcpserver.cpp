@@ -28,6 +28,19 @@ QString hostName(const QString &authority)
     return name;
 }
 
+// A tool result that granted, rewritten after its grants were given back because the store
+// could not make them durable.
+void notDurable(json &response)
+{
+    if (!response.contains("result"))
+        return;
+    const std::string sentence =
+        "The service could not record this lease (its store is unavailable), so nothing was "
+        "granted. Do not edit anything it would have covered; try again in a few seconds.";
+    response["result"] = McpTools::failure(
+        {{"ok", false}, {"reason", "store_unavailable"}, {"message", sentence}}, sentence);
+}
+
 } // namespace
 
 McpServer::McpServer(EngineHost &host, Options options)
@@ -194,15 +207,25 @@ void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &d
                                                      "that negotiated 2025-03-26"));
 
     // Answers are collected until every message of the POST has one; then they leave together.
+    // The grants behind each answer are noted, so that an answer whose grants could not be made
+    // durable says so (the transport gives them back) instead of claiming them.
     struct Collector
     {
         json responses = json::array();
         std::size_t outstanding = 0;
+        std::size_t grantsSeen = 0;
+        std::vector<std::size_t> granting; // indexes into responses
     };
     auto state = std::make_shared<Collector>();
     const json messages = batch ? std::move(*doc) : json::array({std::move(*doc)});
     state->outstanding = messages.size();
-    Reply collect = [state, batch, respond](json response) {
+    const std::shared_ptr<EngineHost::Answer> grants = m_host.currentAnswer();
+    state->grantsSeen = grants ? grants->grants.size() : 0;
+    Reply collect = [state, batch, respond, grants](json response) {
+        const std::size_t seen = grants ? grants->grants.size() : 0;
+        if (seen > state->grantsSeen && !response.is_null())
+            state->granting.push_back(state->responses.size());
+        state->grantsSeen = seen;
         if (!response.is_null())
             state->responses.push_back(std::move(response));
         if (--state->outstanding > 0)
@@ -213,6 +236,11 @@ void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &d
         reply.body = batch ? std::move(state->responses) : std::move(state->responses[0]);
         if (!batch && rpc::isInvalidRequest(reply.body))
             reply.status = 400;
+        reply.whenNotDurable = [granting = state->granting, batch](HttpReply r) {
+            for (std::size_t index : granting)
+                notDurable(batch ? r.body.at(index) : r.body);
+            return r;
+        };
         respond(std::move(reply));
     };
     std::vector<std::uint64_t> waits;

@@ -79,6 +79,9 @@ std::string sentence(const Refusal &r, bool lockTools)
     case RefusalReason::Suspended:
     case RefusalReason::Paused:
         return r.message + " Stop and tell the user; an operator has to lift it.";
+    case RefusalReason::StoreUnavailable:
+        return r.message + " Do not edit anything this would have covered; try again in " +
+               std::to_string(retryAfterSeconds(r)) + " s, and tell the user if it persists.";
     }
     return r.message;
 }
@@ -86,7 +89,8 @@ std::string sentence(const Refusal &r, bool lockTools)
 json refusalResult(const Refusal &r, bool lockTools)
 {
     json body = toJson(r);
-    if (r.reason == RefusalReason::LeaseHeld || r.reason == RefusalReason::Deadlock)
+    if (r.reason == RefusalReason::LeaseHeld || r.reason == RefusalReason::Deadlock ||
+        r.reason == RefusalReason::StoreUnavailable)
         body["retryAfterSeconds"] = retryAfterSeconds(r);
     return McpTools::failure(std::move(body), sentence(r, lockTools));
 }

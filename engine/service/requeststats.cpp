@@ -3,6 +3,8 @@
 #include "leasetypes.h"
 #include "snapshot.h"
 
+#include <string_view>
+
 namespace leasehold {
 
 void RequestStats::record(int status, double seconds)
@@ -70,7 +72,28 @@ QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) con
         metric("leasehold_store_failed_batches_total", "counter",
                "Store transactions that failed and were retried.");
         line("leasehold_store_failed_batches_total", double(gauges.storeFailedBatches));
+        metric("leasehold_store_healthy", "gauge",
+               "1 while the store records changes; 0 while it cannot (grants are refused).");
+        line("leasehold_store_healthy", std::string_view(gauges.storeHealth) == "ok" ? 1 : 0);
+        metric("leasehold_store_problem", "gauge", "1 for the store's current state.");
+        line("leasehold_store_problem{state=\"" + QByteArray(gauges.storeHealth) + "\"}", 1);
+        metric("leasehold_store_refused_changes_total", "counter",
+               "Grants refused or given back because the store could not record them.");
+        line("leasehold_store_refused_changes_total",
+             double(gauges.storeGivenBack +
+                    s.counters.refusals[std::size_t(RefusalReason::StoreUnavailable)]));
     }
+    metric("leasehold_max_connections", "gauge", "The cap on open HTTP connections.");
+    line("leasehold_max_connections", gauges.maxConnections);
+    metric("leasehold_connections_evicted_total", "counter",
+           "Idle connections closed to admit a newcomer at the cap.");
+    line("leasehold_connections_evicted_total", double(gauges.connectionsEvicted));
+    metric("leasehold_connections_rejected_total", "counter",
+           "Connections refused at the cap because every one was busy.");
+    line("leasehold_connections_rejected_total", double(gauges.connectionsRejected));
+    metric("leasehold_requests_timed_out_total", "counter",
+           "Requests closed with 408: head or body too slow.");
+    line("leasehold_requests_timed_out_total", double(gauges.requestsTimedOut));
     metric("leasehold_http_responses_total", "counter", "HTTP responses by status.");
     for (const auto &[status, n] : m_byStatus)
         line("leasehold_http_responses_total{status=\"" + QByteArray::number(status) + "\"}",

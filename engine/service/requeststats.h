@@ -26,6 +26,12 @@ public:
         std::uint64_t storeBatches = 0;
         std::uint64_t storeDroppedEvents = 0;
         std::uint64_t storeFailedBatches = 0;
+        const char *storeHealth = "ok";        // StoreHealth::reasonName()
+        std::uint64_t storeGivenBack = 0;      // grants given back: not durable in time
+        std::uint64_t connectionsEvicted = 0;  // idle connections closed to admit newcomers
+        std::uint64_t connectionsRejected = 0; // refused: every connection busy
+        std::uint64_t requestsTimedOut = 0;    // 408: the head or body did not arrive in time
+        int maxConnections = 0;
     };
 
     void record(int status, double seconds);

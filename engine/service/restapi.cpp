@@ -32,6 +32,16 @@ HttpReply RestApi::problem(int status, const char *reason, const std::string &er
     return r;
 }
 
+HttpReply RestApi::storeUnavailable(const StoreHealth &health)
+{
+    HttpReply r = problem(503, "store_unavailable",
+                          std::string("the service cannot record changes right now: ") +
+                              health.phrase() + "; nothing was granted");
+    r.body["store"] = health.reasonName();
+    r.headers.emplace_back("Retry-After", QByteArray::number(kStoreRetryAfterSeconds));
+    return r;
+}
+
 HttpReply RestApi::invalid(const std::string &error)
 {
     return problem(400, "invalid_request", error);
@@ -40,7 +50,8 @@ HttpReply RestApi::invalid(const std::string &error)
 HttpReply RestApi::refusal(const Refusal &refusal)
 {
     HttpReply r;
-    r.status = 409;
+    // The store being unable to record a grant is the service's trouble, not contention.
+    r.status = refusal.reason == RefusalReason::StoreUnavailable ? 503 : 409;
     r.body = toJson(refusal);
     r.headers.emplace_back("Retry-After", QByteArray::number(retryAfterSeconds(refusal)));
     return r;
@@ -82,7 +93,18 @@ RestApi::RestApi(EngineHost &host, bool open, QString version)
     add("GET", "/healthz", Access::Public, "Liveness",
         [this](const RestCall &, const Respond &r, Deferral &) {
             HttpReply reply;
-            reply.body = {{"ok", true}, {"version", m_version.toStdString()}};
+            const StoreHealth &health = m_host.storeHealth();
+            reply.body = {{"ok", health.ok()},
+                          {"version", m_version.toStdString()},
+                          {"store", health.reasonName()}};
+            if (!health.ok()) {
+                // Alive, but not able to grant: load balancers and `ctl status` should know.
+                reply.status = 503;
+                reply.body["reason"] = "store_unavailable";
+                reply.body["error"] = health.phrase();
+                reply.headers.emplace_back("Retry-After",
+                                           QByteArray::number(kStoreRetryAfterSeconds));
+            }
             r(std::move(reply));
         });
 }

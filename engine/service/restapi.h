@@ -23,6 +23,9 @@ struct HttpReply
     QByteArray raw;
     QByteArray contentType = "application/json";
     std::vector<std::pair<QByteArray, QByteArray>> headers;
+    // The answer to send instead when the grants this answer carries could not be made durable
+    // and were given back. Unset: 503 store_unavailable.
+    std::function<HttpReply(HttpReply)> whenNotDurable;
 };
 
 // A request as the API sees it, after the transport checked size and read the key.
@@ -78,6 +81,8 @@ public:
     static HttpReply invalid(const std::string &error);
     static HttpReply refusal(const Refusal &refusal);
     static HttpReply problem(int status, const char *reason, const std::string &error);
+    // 503 store_unavailable with Retry-After, saying what the store's trouble is.
+    static HttpReply storeUnavailable(const StoreHealth &health);
 
     void add(QByteArray method, const QString &path, Access access, QString summary,
              std::function<void(const RestCall &, const Respond &, Deferral &)> handler);

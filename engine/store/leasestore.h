@@ -28,6 +28,23 @@ struct StoreStats
     std::uint64_t queued = 0;        // operations waiting for the writer
     std::uint64_t droppedEvents = 0; // ledger events dropped because the queue was full
     std::uint64_t failedBatches = 0; // transactions that did not commit (logged)
+    std::uint64_t lostOps = 0;       // operations given up at close because the disk refused them
+};
+
+// Whether the store can make changes durable now. A degraded store keeps retrying on its own
+// and reports ok again after its first successful commit; nothing it reported durable is lost.
+struct StoreHealth
+{
+    enum class Problem { None, DiskFull, IoError, ReadOnly, Locked, CannotOpen, Unresponsive };
+    Problem problem = Problem::None;
+    std::string detail; // what the storage said, for the log and the operator
+
+    bool ok() const { return problem == Problem::None; }
+    // "disk_full", "io_error", "read_only", "locked", "cannot_open", "unresponsive" or "ok".
+    const char *reasonName() const;
+    // "the disk is full" and so on, for sentences an agent or an operator reads.
+    const char *phrase() const;
+    bool operator==(const StoreHealth &other) const = default;
 };
 
 // Where the engine's state goes to survive the process. The engine host submits the changes
@@ -49,11 +66,14 @@ public:
     virtual std::uint64_t submit(StoreOps &ops) = 0;
     // Called with the highest durable ticket after each commit.
     virtual void setDurableCallback(std::function<void(std::uint64_t)> callback) = 0;
+    // Called when the store's health changes (from ok to degraded, between problems, and back).
+    virtual void setHealthCallback(std::function<void(const StoreHealth &)> callback) = 0;
     // Ledger events with seq > since that match `filter`, oldest first.
     virtual std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
                                             const LedgerFilter &filter) = 0;
     virtual StoreStats stats() const = 0;
-    // Commits everything queued and stops the writer.
+    // Commits everything queued and stops the writer. Returns within a bound whatever the disk
+    // does; what could not be committed by then is counted in stats().lostOps and logged.
     virtual void close() = 0;
 };
 

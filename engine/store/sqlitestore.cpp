@@ -204,6 +204,17 @@ void SqliteStore::setDurableCallback(std::function<void(std::uint64_t)> callback
     m_onDurable = std::move(callback);
 }
 
+void SqliteStore::setHealthCallback(std::function<void(const StoreHealth &)> callback)
+{
+    m_onHealth = std::move(callback);
+}
+
+StoreHealth SqliteStore::health() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_health;
+}
+
 std::vector<LedgerEvent> SqliteStore::ledger(std::uint64_t since, std::size_t limit,
                                              const LedgerFilter &filter)
 {
@@ -238,6 +249,7 @@ StoreStats SqliteStore::stats() const
     s.batches = m_batches.load();
     s.droppedEvents = m_dropped.load();
     s.failedBatches = m_failed.load();
+    s.lostOps = m_lost.load();
     std::lock_guard lock(m_mutex);
     s.queued = m_queuedOps;
     return s;
@@ -245,13 +257,28 @@ StoreStats SqliteStore::stats() const
 
 void SqliteStore::close()
 {
-    {
-        std::lock_guard lock(m_mutex);
-        m_stopping = true;
+    if (!m_writer.joinable()) {
+        m_open = false;
+        return;
     }
+    const auto bound = std::chrono::milliseconds(m_options.closeTimeoutMs);
+    std::unique_lock lock(m_mutex);
+    m_stopping = true;
+    m_closeDeadline = std::chrono::steady_clock::now() + bound;
     m_wake.notify_one();
-    if (m_writer.joinable())
-        m_writer.join();
+    // The writer gives up on a refusing disk at the deadline; one stuck inside a system call
+    // that never returns (a hung network mount) is left behind rather than waited for.
+    if (!m_exited.wait_for(lock, bound + std::chrono::seconds(2),
+                           [this] { return m_writerExited; })) {
+        lock.unlock();
+        qCritical("leasehold: the store's writer did not come back from the disk; leaving it");
+        m_stuck = true;
+        m_writer.detach();
+        m_open = false;
+        return;
+    }
+    lock.unlock();
+    m_writer.join();
     m_open = false;
 }
 

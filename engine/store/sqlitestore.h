@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -23,8 +24,10 @@ namespace leasehold {
 // transaction, so one fsync covers every decision in the batch (group commit); then it reports
 // the batch's highest ticket to the engine thread. The engine thread only appends to the queue
 // and reads the ledger through its own connection (WAL lets it read while the writer writes).
-// A batch that fails to commit is retried, never skipped: nothing is reported durable that is
-// not.
+// A batch that fails to commit is retried with back-off, never skipped: nothing is reported
+// durable that is not. The first failure reports the store degraded (disk full, I/O error,
+// read-only, locked); the first commit after it reports it healthy again. close() gives up on
+// a disk that keeps refusing after `closeTimeoutMs` and says how much it could not write.
 //
 // Retention keeps the ledger to `retainRows` rows and `retainMs` of history (by event time).
 class SqliteStore : public QObject, public LeaseStore
@@ -40,6 +43,9 @@ public:
         std::uint64_t retainRows = 1'000'000;
         std::int64_t retainMs = std::int64_t(30) * 24 * 3600 * 1000;
         std::uint64_t retentionEvery = 256; // batches between retention passes
+        int retryMinMs = 10;                // back-off after a failed commit, doubling...
+        int retryMaxMs = 1000;              // ...up to this
+        int closeTimeoutMs = 3000;          // how long close() keeps retrying a refusing disk
     };
 
     explicit SqliteStore(Options options, QObject *parent = nullptr);
@@ -48,6 +54,11 @@ public:
     std::optional<StoredState> load(std::string *error) override;
     std::uint64_t submit(StoreOps &ops) override;
     void setDurableCallback(std::function<void(std::uint64_t)> callback) override;
+    void setHealthCallback(std::function<void(const StoreHealth &)> callback) override;
+    StoreHealth health() const;
+    // True when close() returned while the writer was still inside a disk call that had not
+    // come back (a hung mount): the object must then be left alive, never destroyed.
+    bool writerStuck() const { return m_stuck; }
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
                                     const LedgerFilter &filter) override;
     StoreStats stats() const override;
@@ -63,7 +74,11 @@ private:
 
     // sqlitestore_writer.cpp
     void writerLoop();
+    bool openWriter(QSqlDatabase &db);
     bool commit(QSqlDatabase &db, const std::vector<StoreOp> &ops);
+    void reportHealth(const StoreHealth &health);
+    // Closing and past the deadline: drops what is left (counted) so the writer can stop.
+    bool giveUpAtClose(std::size_t batchOps);
     void applyRetention(QSqlDatabase &db);
 
     bool createOrCheckSchema(QSqlDatabase &db, std::string *error);
@@ -80,6 +95,8 @@ private:
     QString m_readerName;
     bool m_open = false;
     std::function<void(std::uint64_t)> m_onDurable;
+    std::function<void(const StoreHealth &)> m_onHealth;
+    StoreHealth m_lastError; // writer thread: what the last failure said
 
     std::thread m_writer;
     mutable std::mutex m_mutex;
@@ -89,12 +106,18 @@ private:
     std::size_t m_queuedOps = 0;
     bool m_stopping = false;
     bool m_writerWaiting = false; // only then does a submission need to wake it
+    bool m_writerExited = false;
+    std::condition_variable m_exited;
+    std::chrono::steady_clock::time_point m_closeDeadline;
+    StoreHealth m_health; // as last reported
+    bool m_stuck = false;
 
     std::uint64_t m_submitted = 0; // engine thread
     std::atomic<std::uint64_t> m_durable{0};
     std::atomic<std::uint64_t> m_batches{0};
     std::atomic<std::uint64_t> m_dropped{0};
     std::atomic<std::uint64_t> m_failed{0};
+    std::atomic<std::uint64_t> m_lost{0};
 };
 
 } // namespace leasehold

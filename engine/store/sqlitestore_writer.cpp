@@ -51,7 +51,75 @@ QSqlQuery prepared(const QSqlDatabase &db, const char *sql)
     return q;
 }
 
+// What SQLite's error says about the disk, as a health the engine host can act on.
+StoreHealth healthOf(const QSqlError &error)
+{
+    StoreHealth h;
+    h.detail = error.text().toStdString();
+    bool numeric = false;
+    const int code = error.nativeErrorCode().toInt(&numeric) & 0xff; // the primary result code
+    switch (numeric ? code : -1) {
+    case 13: // SQLITE_FULL
+        h.problem = StoreHealth::Problem::DiskFull;
+        break;
+    case 8: // SQLITE_READONLY
+    case 3: // SQLITE_PERM
+        h.problem = StoreHealth::Problem::ReadOnly;
+        break;
+    case 5: // SQLITE_BUSY
+    case 6: // SQLITE_LOCKED
+        h.problem = StoreHealth::Problem::Locked;
+        break;
+    case 14: // SQLITE_CANTOPEN
+        h.problem = StoreHealth::Problem::CannotOpen;
+        break;
+    default: // SQLITE_IOERR, SQLITE_CORRUPT and anything unexpected
+        h.problem = StoreHealth::Problem::IoError;
+        break;
+    }
+    return h;
+}
+
 } // namespace
+
+void SqliteStore::reportHealth(const StoreHealth &health)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_health == health)
+            return;
+        m_health = health;
+    }
+    if (health.ok())
+        qCInfo(lcStore) << "the store is writing again";
+    else
+        qCCritical(lcStore) << "the store cannot write:" << health.phrase() << "-"
+                            << health.detail.c_str() << "- retrying";
+    QMetaObject::invokeMethod(
+        this,
+        [this, health] {
+            if (m_onHealth)
+                m_onHealth(health);
+        },
+        Qt::QueuedConnection);
+}
+
+bool SqliteStore::openWriter(QSqlDatabase &db)
+{
+    if (db.isOpen())
+        return true;
+    m_statements.reset();
+    if (!db.open()) {
+        m_lastError = healthOf(db.lastError());
+        if (m_lastError.problem == StoreHealth::Problem::IoError)
+            m_lastError.problem = StoreHealth::Problem::CannotOpen;
+        return false;
+    }
+    QSqlQuery(db).exec(QStringLiteral("PRAGMA synchronous = FULL"));
+    // A lock held by another process is waited for briefly, then reported, never forever.
+    QSqlQuery(db).exec(QStringLiteral("PRAGMA busy_timeout = 250"));
+    return true;
+}
 
 void SqliteStore::writerLoop()
 {
@@ -59,12 +127,9 @@ void SqliteStore::writerLoop()
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
         db.setDatabaseName(m_options.path);
-        if (!db.open())
-            qCCritical(lcStore) << "writer cannot open" << m_options.path << db.lastError().text();
-        QSqlQuery(db).exec(QStringLiteral("PRAGMA synchronous = FULL"));
         std::vector<Chunk> batch;
         std::vector<StoreOp> ops; // the batch, decoded
-        int backoffMs = 10;
+        int backoffMs = m_options.retryMinMs;
         for (;;) {
             if (batch.empty()) {
                 std::unique_lock lock(m_mutex);
@@ -85,14 +150,22 @@ void SqliteStore::writerLoop()
                 for (const Chunk &chunk : batch)
                     chunk.ops.decode(ops);
             }
-            if (!commit(db, ops)) {
+            if (!openWriter(db) || !commit(db, ops)) {
                 // Never skip a batch: what it holds may have been promised as soon as durable.
+                // The engine host learns the disk's trouble and stops granting meanwhile.
                 m_failed.fetch_add(1);
-                std::this_thread::sleep_for(std::chrono::milliseconds(backoffMs));
-                backoffMs = std::min(backoffMs * 2, 1000);
+                reportHealth(m_lastError);
+                if (giveUpAtClose(ops.size()))
+                    break;
+                std::unique_lock lock(m_mutex);
+                const bool stopping = m_stopping;
+                m_wake.wait_for(lock, std::chrono::milliseconds(backoffMs),
+                                [this, stopping] { return m_stopping != stopping; });
+                backoffMs = std::min(backoffMs * 2, m_options.retryMaxMs);
                 continue;
             }
-            backoffMs = 10;
+            reportHealth(StoreHealth{});
+            backoffMs = m_options.retryMinMs;
             const std::uint64_t ticket = batch.back().ticket;
             batch.clear();
             m_durable.store(ticket);
@@ -112,6 +185,27 @@ void SqliteStore::writerLoop()
         db.close();
     }
     QSqlDatabase::removeDatabase(name);
+    {
+        std::lock_guard lock(m_mutex);
+        m_writerExited = true;
+    }
+    m_exited.notify_all();
+}
+
+bool SqliteStore::giveUpAtClose(std::size_t batchOps)
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_stopping || std::chrono::steady_clock::now() < m_closeDeadline)
+        return false;
+    // Closing, and the disk still refuses: what is left is counted and named, not waited for.
+    const std::uint64_t lost = batchOps + m_queuedOps;
+    m_lost.fetch_add(lost);
+    m_queue.clear();
+    m_queuedOps = 0;
+    m_queuedEvents = 0;
+    qCCritical(lcStore) << "closing with" << lost
+                        << "operations the disk would not take:" << m_lastError.phrase();
+    return true;
 }
 
 bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
@@ -146,16 +240,18 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
     }
     Statements &st = *m_statements;
     if (!st.begin.exec()) {
+        m_lastError = healthOf(st.begin.lastError());
         qCWarning(lcStore) << "cannot begin a transaction:" << st.begin.lastError().text();
         return false;
     }
     bool ok = true;
-    auto run = [&ok](QSqlQuery &q, std::initializer_list<QVariant> values) {
+    auto run = [this, &ok](QSqlQuery &q, std::initializer_list<QVariant> values) {
         int i = 0;
         for (const QVariant &v : values)
             q.bindValue(placeholder(i++), v);
         if (!q.exec()) {
-            qCWarning(lcStore) << "write failed:" << q.lastError().text();
+            m_lastError = healthOf(q.lastError());
+            qCDebug(lcStore) << "write failed:" << q.lastError().text();
             ok = false;
         }
     };
@@ -219,10 +315,16 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
                    },
                    item);
     }
-    if (!ok || !st.commit.exec()) {
-        qCWarning(lcStore) << "batch of" << ops.size() << "operations not committed; retrying"
-                           << st.commit.lastError().text();
+    if (ok && !st.commit.exec()) {
+        m_lastError = healthOf(st.commit.lastError());
+        ok = false;
+    }
+    if (!ok) {
+        qCDebug(lcStore) << "batch of" << ops.size() << "operations not committed; retrying";
         st.rollback.exec();
+        // After an I/O error SQLite may keep the connection in a state only a reopen clears.
+        if (m_lastError.problem != StoreHealth::Problem::Locked)
+            db.close();
         return false;
     }
     return true;

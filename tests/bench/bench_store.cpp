@@ -98,7 +98,7 @@ void BM_HostPairs(benchmark::State &state)
             // thread's event loop; spinning, so the thread never sleeps and wakes up on a
             // cold CPU (polling the store's counters would contend for its queue's lock).
             bool durable = false;
-            host.whenDurable([&durable] { durable = true; });
+            host.whenDurable([&durable](bool) { durable = true; });
             while (!durable)
                 QCoreApplication::processEvents();
             state.ResumeTiming();

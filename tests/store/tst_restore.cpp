@@ -37,7 +37,7 @@ private:
         void settle()
         {
             bool done = false;
-            host.whenDurable([&] { done = true; });
+            host.whenDurable([&](bool) { done = true; });
             QTRY_VERIFY(done);
         }
         Grant acquire(const std::string &who, const char *what, std::int64_t ttlMs)
@@ -141,7 +141,7 @@ void TstRestore::answersWaitForTheirBatch()
     run.settle();
     bool answered = false;
     run.acquire("did:agent:a", "lock:x", 10'000);
-    run.host.whenDurable([&] { answered = true; });
+    run.host.whenDurable([&](bool) { answered = true; });
     QVERIFY(!answered); // not before the writer committed the grant
     QTRY_VERIFY(answered);
     QVERIFY(run.store.stats().durable >= run.store.stats().submitted);
