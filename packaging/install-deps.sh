@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-httpserver-dev qt6-websockets-dev qt6-charts-dev libqt6opengl6-dev
-    libqt6sql6-sqlite libqt6svg6 libgl-dev nlohmann-json3-dev
+    libqt6sql6-sqlite libqt6svg6 libgl-dev nlohmann-json3-dev libsqlite3-dev
     libbenchmark-dev
     xvfb xauth
     desktop-file-utils appstream librsvg2-bin dpkg-dev
