@@ -94,7 +94,8 @@ int runCtl(const QStringList &arguments)
                 .arg(QLatin1String(c.name), QLatin1String(c.arguments), QLatin1String(c.summary));
     description += QStringLiteral("\nExit codes: 0 done, 1 refused or not found, 2 bad usage, "
                                   "3 instance unreachable, 4 key missing or not allowed, "
-                                  "5 unexpected answer.");
+                                  "5 unexpected answer, 6 (status) the service cannot record "
+                                  "grants (its store is unavailable).");
     parser.setApplicationDescription(description);
     parser.addHelpOption();
     addFlags(parser, flags());

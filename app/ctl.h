@@ -12,7 +12,15 @@
 // Exit codes (CtlExit): 0 done; 1 the instance refused or found nothing; 2 bad usage; 3 the
 // instance could not be reached; 4 the key was missing, wrong or not allowed; 5 an unexpected
 // answer.
-enum class CtlExit { Ok = 0, Refused = 1, Usage = 2, Unreachable = 3, Auth = 4, Unexpected = 5 };
+enum class CtlExit {
+    Ok = 0,
+    Refused = 1,
+    Usage = 2,
+    Unreachable = 3,
+    Auth = 4,
+    Unexpected = 5,
+    Degraded = 6, // status: the service answers but cannot record grants (store unavailable)
+};
 
 struct CtlCommand
 {

@@ -152,8 +152,13 @@ QString CtlCommands::span(std::int64_t ms)
 CtlExit CtlCommands::status()
 {
     const CtlClient::Reply health = m_client.get(QStringLiteral("/healthz"));
-    if (auto code = failure(health))
-        return *code;
+    // A 503 from /healthz is an answer too: alive, but unable to record grants.
+    const bool degraded =
+        health.status == 503 && health.body.value("reason", "") == "store_unavailable";
+    if (!degraded) {
+        if (auto code = failure(health))
+            return *code;
+    }
     const CtlClient::Reply s = m_client.get(kBase + QStringLiteral("/status"));
     if (auto code = failure(s))
         return *code;
@@ -161,14 +166,20 @@ CtlExit CtlCommands::status()
         json out = s.body;
         out["version"] = health.body.value("version", "");
         out["url"] = m_client.base().toString().toStdString();
+        out["store"] = health.body.value("store", "ok");
         printJson(out);
-        return CtlExit::Ok;
+        return degraded ? CtlExit::Degraded : CtlExit::Ok;
     }
     int parked = 0;
     for (const json &w : s.body["waiters"])
         parked += w.value("kind", "") == "parked" ? 1 : 0;
     m_out << "Leasehold " << text(health.body.value("version", json())) << " at "
           << m_client.base().toString() << "\n"
+          << "store:      "
+          << (degraded ? "UNAVAILABLE (" + text(health.body.value("store", json())) +
+                             "): " + text(health.body.value("error", json())) + " - grants refused"
+                       : QStringLiteral("ok"))
+          << "\n"
           << "admissions: " << (s.body.value("paused", false) ? "PAUSED" : "open") << "\n"
           << "leases:     " << s.body["leases"].size() << "\n"
           << "waiting:    " << parked << " parked, "
@@ -177,7 +188,7 @@ CtlExit CtlCommands::status()
           << "agents:     " << s.body["agents"].size() << "\n"
           << "grants:     " << text(s.body["counters"].value("grants", json(0))) << ", expiries "
           << text(s.body["counters"].value("expiries", json(0))) << "\n";
-    return CtlExit::Ok;
+    return degraded ? CtlExit::Degraded : CtlExit::Ok;
 }
 
 CtlExit CtlCommands::holders()

@@ -190,6 +190,10 @@ Service::ConsoleEnds Service::attachConsole(const QString &operatorDid)
             f.store = m_host->store() != nullptr;
             if (f.store)
                 f.storeStats = m_host->store()->stats();
+            const StoreHealth &health = m_host->storeHealth();
+            f.storeHealth = health.reasonName();
+            if (!health.ok())
+                f.storeProblem = health.phrase();
             f.requests = m_front->stats().count();
             f.keysByAgent = m_front->keys().keysByAgent();
             return f;

@@ -28,8 +28,24 @@ std::optional<Incident::Kind> incidentKind(const LedgerEvent &e)
 std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
 {
     std::vector<Incident> incidents;
+    const std::string before = m_frame ? m_frame->facts.storeHealth : std::string("ok");
     m_frame = std::move(frame);
     const Snapshot &now = m_frame->snapshot;
+    // The store falling ill or recovering is said once, when it happens.
+    const ServiceFacts &facts = m_frame->facts;
+    if (facts.storeHealth != before) {
+        const bool ok = facts.storeHealth == "ok";
+        incidents.push_back(
+            {Incident::Kind::Store,
+             {},
+             {},
+             ok ? QObject::tr("The store records changes again; grants resume")
+                : QObject::tr("The store cannot record changes: %1. New grants are refused "
+                              "until it recovers")
+                      .arg(QString::fromStdString(facts.storeProblem)),
+             now.at,
+             0});
+    }
 
     for (const LedgerEvent &e : m_frame->events) {
         const std::optional<Incident::Kind> kind = incidentKind(e);
@@ -75,6 +91,8 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
                                  e.seq});
             break;
         }
+        case Incident::Kind::Store: // from the facts, never from a ledger event
+            break;
         }
     }
 

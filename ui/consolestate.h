@@ -12,10 +12,10 @@
 // Something an operator should hear about at once.
 struct Incident
 {
-    enum class Kind { Deadlock, Expiry, Suspension };
+    enum class Kind { Deadlock, Expiry, Suspension, Store };
     Kind kind = Kind::Deadlock;
     QString agent;    // who was refused, whose lease expired, who was suspended
-    QString resource; // empty for a suspension
+    QString resource; // empty for a suspension and the store
     QString text;     // one sentence for a notification
     std::int64_t at = 0;
     std::uint64_t seq = 0;

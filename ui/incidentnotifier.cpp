@@ -52,6 +52,9 @@ void IncidentNotifier::flush()
     case Incident::Kind::Suspension:
         title = tr("Agent suspended");
         break;
+    case Incident::Kind::Store:
+        title = tr("State database");
+        break;
     }
     QString text = first.text;
     if (m_pending.size() > 1)

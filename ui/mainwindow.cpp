@@ -278,7 +278,13 @@ void MainWindow::updateStatus()
     const ServiceFacts &s = f->facts;
     m_address->setText(tr("Listening %1").arg(s.listenUrl));
     m_mode->setText((s.open ? tr("open (agents name themselves)") : tr("keyed")) +
-                    (s.store ? QString() : tr(" · in memory only: nothing survives a restart")));
+                    (s.store ? QString() : tr(" · in memory only: nothing survives a restart")) +
+                    (s.storeHealth == "ok" ? QString()
+                                           : tr(" · STORE UNAVAILABLE: %1; grants refused")
+                                                 .arg(QString::fromStdString(s.storeProblem))));
+    m_mode->setStyleSheet(s.storeHealth == "ok" ? QString()
+                                                : QStringLiteral("color: palette(bright-text); "
+                                                                 "background: #b3261e;"));
     m_strict->setText(!s.workspace ? tr("no workspace")
                       : s.strict   ? tr("strict: writes need a lease")
                                    : tr("workspace: relaxed"));
@@ -320,6 +326,8 @@ void MainWindow::showIncidentView(Incident::Kind kind)
         return showView(tr("Trust"));
     case Incident::Kind::Suspension:
         return showView(tr("Agents"));
+    case Incident::Kind::Store:
+        return showView(tr("Overview"));
     }
 }
 

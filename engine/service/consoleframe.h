@@ -27,6 +27,8 @@ struct ServiceFacts
     int openConnections = 0;
     bool store = false;
     StoreStats storeStats;
+    std::string storeHealth = "ok";   // StoreHealth::reasonName()
+    std::string storeProblem;         // StoreHealth::phrase() when not ok
     std::uint64_t requests = 0;       // answered since start
     std::int64_t engineLoopLagMs = 0; // how late the engine thread ran the last publication
     std::map<std::string, int> keysByAgent;

@@ -168,6 +168,15 @@ void TstFaults::aFullDiskRefusesGrantsAndRecovers()
     const Answer health = call(port, "GET", "/healthz");
     QCOMPARE(health.status, 503);
     QVERIFY2(health.body["store"] == "disk_full", health.raw.constData());
+    // The operator's view says the same, with its own exit code.
+    QProcess ctl;
+    ctl.start(QStringLiteral(LEASEHOLD_BINARY),
+              {"ctl", "status", "--url", QStringLiteral("http://127.0.0.1:%1").arg(port),
+               "--data-dir", data});
+    QVERIFY(ctl.waitForFinished(15'000));
+    const QByteArray printed = ctl.readAllStandardOutput();
+    QCOMPARE(ctl.exitCode(), 6);
+    QVERIFY2(printed.contains("store:      UNAVAILABLE (disk_full)"), printed.constData());
     // Releases are still applied and answered.
     QCOMPARE(
         call(port, "POST", kRelease, {{"actorDid", "did:agent:a"}, {"resource", "lock:a"}}).status,

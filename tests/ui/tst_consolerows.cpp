@@ -30,6 +30,7 @@ private slots:
     void queueShowsParkedWaitsAndWants();
     void pinsAndAgentsFollowTheEngine();
     void ratesAreMeasuredOverASecond();
+    void theStoreFallingIllAndRecoveringIsSaidOnce();
 
 private:
     // A frame of the engine as it is now, carrying the events recorded since the last one.
@@ -47,6 +48,26 @@ private:
     std::uint64_t m_frames = 0;
     std::size_t m_taken = 0;
 };
+
+void TestConsoleRows::theStoreFallingIllAndRecoveringIsSaidOnce()
+{
+    ConsoleState state;
+    QVERIFY(state.absorb(frame()).empty());
+    ServiceFacts ill;
+    ill.store = true;
+    ill.storeHealth = "disk_full";
+    ill.storeProblem = "the disk holding the state database is full";
+    const std::vector<Incident> fell = state.absorb(frame(ill));
+    QCOMPARE(fell.size(), 1u);
+    QCOMPARE(fell[0].kind, Incident::Kind::Store);
+    QVERIFY2(fell[0].text.contains(QStringLiteral("disk holding the state database is full")),
+             qPrintable(fell[0].text));
+    QVERIFY(state.absorb(frame(ill)).empty()); // still ill: not said again
+    const std::vector<Incident> back = state.absorb(frame());
+    QCOMPARE(back.size(), 1u);
+    QCOMPARE(back[0].kind, Incident::Kind::Store);
+    QVERIFY(back[0].text.contains(QStringLiteral("again")));
+}
 
 void TestConsoleRows::holdersShowEveryLease()
 {
