@@ -236,6 +236,10 @@ std::uint64_t McpTools::call(const std::string &name, const json &arguments, Mcp
         }
     }
     Step step = tool->handler(arguments, actor);
+    if (step.later) {
+        step.later(std::move(done));
+        return 0;
+    }
     if (step.waitId == 0) {
         done(std::move(step.result));
         return 0;

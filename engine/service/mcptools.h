@@ -54,6 +54,9 @@ public:
         nlohmann::json result;
         std::uint64_t waitId = 0;
         std::function<nlohmann::json(const WaitOutcome &)> finish;
+        // Work done elsewhere (the workspace tools' file I/O on their workers): called once with
+        // `done`, which it calls later on the engine thread with the result.
+        std::function<void(Done done)> later;
     };
     using Handler = std::function<Step(const nlohmann::json &args, const std::string &actor)>;
     struct Tool

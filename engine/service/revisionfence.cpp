@@ -21,6 +21,7 @@ RevisionFence::RevisionFence(std::size_t maxPathsPerAgent)
 void RevisionFence::observe(const std::string &agent, const std::string &path,
                             const std::string &revision)
 {
+    std::lock_guard lock(m_mutex);
     auto &seen = m_seen[agent];
     if (seen.size() >= m_maxPaths && !seen.count(path))
         seen.erase(seen.begin()); // fails closed: that path must be read again
@@ -29,6 +30,7 @@ void RevisionFence::observe(const std::string &agent, const std::string &path,
 
 void RevisionFence::forget(const std::string &agent, const std::string &path)
 {
+    std::lock_guard lock(m_mutex);
     auto it = m_seen.find(agent);
     if (it != m_seen.end())
         it->second.erase(path);
@@ -37,6 +39,7 @@ void RevisionFence::forget(const std::string &agent, const std::string &path)
 std::string RevisionFence::check(const std::string &agent, const std::string &path,
                                  const std::string &current) const
 {
+    std::lock_guard lock(m_mutex);
     const std::string *seen = nullptr;
     if (auto a = m_seen.find(agent); a != m_seen.end()) {
         if (auto p = a->second.find(path); p != a->second.end())

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -14,7 +15,7 @@ namespace leasehold {
 // Memory is bounded per agent; a forgotten entry fails closed (the agent is asked to read
 // again), never open.
 //
-// Thread: the engine thread.
+// Thread-safe: the workspace tools' workers observe and check from their own threads.
 class RevisionFence
 {
 public:
@@ -30,6 +31,7 @@ public:
 
 private:
     std::size_t m_maxPaths;
+    mutable std::mutex m_mutex;
     std::unordered_map<std::string, std::unordered_map<std::string, std::string>> m_seen;
 };
 

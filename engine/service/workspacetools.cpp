@@ -9,6 +9,8 @@
 #include <QCryptographicHash>
 #include <QFile>
 
+#include <condition_variable>
+
 namespace leasehold {
 
 using nlohmann::json;
@@ -37,7 +39,82 @@ WorkspaceTools::WorkspaceTools(EngineHost &host, McpSessions &sessions, const QS
     , m_sessions(sessions)
     , m_fs(root)
     , m_options(options)
-{}
+{
+    m_pool.setMaxThreadCount(4);
+    m_pool.setExpiryTimeout(30'000);
+}
+
+WorkspaceTools::~WorkspaceTools()
+{
+    m_closing = true;
+    // A worker may be waiting for an engine step: keep running those until every worker is done.
+    while (!m_pool.waitForDone(5))
+        drainEngineSteps();
+    drainEngineSteps();
+}
+
+void WorkspaceTools::onEngine(const std::function<void()> &step)
+{
+    std::mutex doneMutex;
+    std::condition_variable doneSignal;
+    bool done = false;
+    {
+        std::lock_guard lock(m_stepsMutex);
+        m_steps.push_back([&] {
+            step();
+            std::lock_guard doneLock(doneMutex);
+            done = true;
+            doneSignal.notify_one();
+        });
+    }
+    QMetaObject::invokeMethod(
+        &m_engineContext, [this] { drainEngineSteps(); }, Qt::QueuedConnection);
+    std::unique_lock lock(doneMutex);
+    doneSignal.wait(lock, [&] { return done; });
+}
+
+void WorkspaceTools::drainEngineSteps()
+{
+    std::deque<std::function<void()>> steps;
+    {
+        std::lock_guard lock(m_stepsMutex);
+        steps.swap(m_steps);
+    }
+    for (const auto &step : steps)
+        step();
+}
+
+McpTools::Handler WorkspaceTools::offThread(
+    McpTools::Step (WorkspaceTools::*handler)(const json &, const std::string &))
+{
+    return [this, handler](const json &args, const std::string &actor) {
+        McpTools::Step step;
+        step.later = [this, handler, args, actor](McpTools::Done done) {
+            if (m_closing)
+                return done(McpTools::failure({{"ok", false},
+                                               {"reason", "unavailable"},
+                                               {"message", "the service is stopping"}},
+                                              "The service is stopping; nothing was done."));
+            m_pool.start([this, handler, args, actor, done = std::move(done)]() mutable {
+                json result;
+                try {
+                    result = (this->*handler)(args, actor).result;
+                } catch (const std::exception &e) {
+                    const std::string message = std::string("internal error: ") + e.what();
+                    result = McpTools::failure(
+                        {{"ok", false}, {"reason", "internal"}, {"message", message}}, message);
+                }
+                QMetaObject::invokeMethod(
+                    &m_engineContext,
+                    [done = std::move(done), result = std::move(result)]() mutable {
+                        done(std::move(result));
+                    },
+                    Qt::QueuedConnection);
+            });
+        };
+        return step;
+    };
+}
 
 void WorkspaceTools::publish(McpTools &tools)
 {
@@ -46,12 +123,8 @@ void WorkspaceTools::publish(McpTools &tools)
                                             {"resource", kString},
                                             {"revision", kString},
                                             {"previousRevision", kString}});
-    auto bind =
-        [this](McpTools::Step (WorkspaceTools::*handler)(const json &, const std::string &)) {
-            return [this, handler](const json &a, const std::string &who) {
-                return (this->*handler)(a, who);
-            };
-        };
+    auto bind = [this](McpTools::Step (WorkspaceTools::*handler)(
+                    const json &, const std::string &)) { return offThread(handler); };
     const std::string write = kProtections;
     tools.add({"fs_read", "Read a workspace file",
                "Read a file of the shared workspace (path relative to its root). Returns its text "
@@ -175,6 +248,15 @@ void WorkspaceTools::observe(const std::string &actor, const Target &t)
 
 std::optional<WorkspaceTools::Failure>
 WorkspaceTools::guard(const std::string &actor, const std::vector<const Target *> &targets,
+                      const std::vector<bool> &fenced, const char *tool)
+{
+    std::optional<Failure> refusal;
+    onEngine([&] { refusal = check(actor, targets, fenced, tool); });
+    return refusal;
+}
+
+std::optional<WorkspaceTools::Failure>
+WorkspaceTools::check(const std::string &actor, const std::vector<const Target *> &targets,
                       const std::vector<bool> &fenced, const char *tool) const
 {
     const TimeMs now = m_host.clock().nowMs();
@@ -240,24 +322,31 @@ std::optional<FsError> WorkspaceTools::land(const std::string &actor,
 {
     std::vector<std::string> pins;
     std::string leaseId;
-    for (const Target *t : targets) {
-        const std::optional<LeaseInfo> cover = m_host.engine().coveringLease(actor, t->name);
-        if (!cover)
-            continue;
-        leaseId = cover->leaseId;
-        const PinResult pinned = m_host.run([&](LeaseEngine &e) { return e.pin(actor, leaseId); });
-        if (const auto *pin = std::get_if<PinInfo>(&pinned))
-            pins.push_back(pin->pinId);
-    }
-    if (m_beforeChange)
-        m_beforeChange();
-    std::optional<FsError> error = change();
-    if (!error)
-        m_host.run([&](LeaseEngine &e) {
-            e.recordMutation(actor, targets.front()->name, leaseId, tool, detail);
-        });
-    for (const std::string &pinId : pins)
-        m_host.run([&](LeaseEngine &e) { e.unpin(actor, pinId); });
+    onEngine([&] {
+        for (const Target *t : targets) {
+            const std::optional<LeaseInfo> cover = m_host.engine().coveringLease(actor, t->name);
+            if (!cover)
+                continue;
+            leaseId = cover->leaseId;
+            const PinResult pinned =
+                m_host.run([&](LeaseEngine &e) { return e.pin(actor, leaseId); });
+            if (const auto *pin = std::get_if<PinInfo>(&pinned))
+                pins.push_back(pin->pinId);
+        }
+        if (m_beforeChange)
+            m_beforeChange();
+    });
+    if (m_duringChange)
+        m_duringChange();
+    std::optional<FsError> error = change(); // the file work, on this worker
+    onEngine([&] {
+        if (!error)
+            m_host.run([&](LeaseEngine &e) {
+                e.recordMutation(actor, targets.front()->name, leaseId, tool, detail);
+            });
+        for (const std::string &pinId : pins)
+            m_host.run([&](LeaseEngine &e) { e.unpin(actor, pinId); });
+    });
     return error;
 }
 

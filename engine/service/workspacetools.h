@@ -4,9 +4,14 @@
 #include "revisionfence.h"
 #include "workspacefs.h"
 
+#include <QThreadPool>
+
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <deque>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -26,8 +31,11 @@ namespace leasehold {
 // covering lease is pinned while the change lands, the change is made atomically, the caller's
 // remembered revision advances, and the ledger records who changed what, before and after.
 //
-// Thread: the engine thread; checks and the change happen in one call, with nothing else
-// running in between.
+// Threads: the file work (resolving paths, hashing, reading, writing, fsync, renames) runs on a
+// small pool of worker threads, so a slow disk never stalls the engine thread that serves every
+// agent. Each step that touches the engine - the guard, pinning, recording the mutation,
+// unpinning - is handed to the engine thread and waited for; the change itself lands while its
+// covering lease is pinned. Results are delivered on the engine thread.
 class WorkspaceTools
 {
 public:
@@ -38,6 +46,8 @@ public:
     };
 
     WorkspaceTools(EngineHost &host, McpSessions &sessions, const QString &root, Options options);
+    // Waits for calls in flight (their engine steps still run); later calls are refused.
+    ~WorkspaceTools();
 
     // Strict mode: with more than one agent live, a change needs a covering write lease.
     static bool strict(int liveAgents) { return liveAgents > 1; }
@@ -51,6 +61,9 @@ public:
     // Runs between the checks and the change of every mutation, with its pins held: lets a test
     // make time pass (and leases fall due) while a write is landing.
     void setBeforeChange(std::function<void()> hook) { m_beforeChange = std::move(hook); }
+    // Runs on the worker thread right before the change, with pins held: lets a test stall a
+    // write the way a slow disk would.
+    void setDuringChange(std::function<void()> hook) { m_duringChange = std::move(hook); }
 
     const WorkspaceFs &fs() const { return m_fs; }
 
@@ -68,8 +81,11 @@ private:
                                          bool required = true, bool withRevision = true) const;
     std::string revisionOf(const WorkspaceFs::Resolved &where) const;
     // Lease, strict-mode and fence checks for a mutation of `targets` (fence only where
-    // `fenced`); the refusal to answer, or nothing when it may go ahead.
+    // `fenced`), run on the engine thread; the refusal to answer, or nothing when it may go on.
     std::optional<Failure> guard(const std::string &actor,
+                                 const std::vector<const Target *> &targets,
+                                 const std::vector<bool> &fenced, const char *tool);
+    std::optional<Failure> check(const std::string &actor,
                                  const std::vector<const Target *> &targets,
                                  const std::vector<bool> &fenced, const char *tool) const;
     // Pins the covering leases, runs `change`, unpins, and on success records the mutation.
@@ -78,6 +94,13 @@ private:
                                 const std::string &detail,
                                 const std::function<std::optional<FsError>()> &change);
     void observe(const std::string &actor, const Target &t);
+    // Runs `step` on the engine thread and returns once it has run (worker threads only).
+    void onEngine(const std::function<void()> &step);
+    // Runs what the engine thread was handed.
+    void drainEngineSteps();
+    // A handler as a tool: it runs on a worker, its result comes back on the engine thread.
+    McpTools::Handler offThread(McpTools::Step (WorkspaceTools::*handler)(const nlohmann::json &,
+                                                                          const std::string &));
 
     McpTools::Step read(const nlohmann::json &args, const std::string &actor);
     McpTools::Step stat(const nlohmann::json &args, const std::string &actor);
@@ -97,6 +120,13 @@ private:
     Options m_options;
     RevisionFence m_fence;
     std::function<void()> m_beforeChange;
+    std::function<void()> m_duringChange;
+
+    QObject m_engineContext; // lives on the engine thread; steps and results are queued to it
+    std::mutex m_stepsMutex;
+    std::deque<std::function<void()>> m_steps;
+    std::atomic<bool> m_closing{false};
+    QThreadPool m_pool;
 };
 
 } // namespace leasehold

@@ -5,7 +5,9 @@
 #include "mcptest.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QSemaphore>
 #include <QTemporaryDir>
 
 #include <sys/stat.h>
@@ -37,6 +39,7 @@ private slots:
     void moveAndDeleteAreGuarded();
     void everyMutationIsInTheLedger();
     void twoAgentsRaceOneEdit();
+    void aStalledWriteDoesNotDelayAnotherAgent();
 
 private:
     QString file(const QString &relative) const { return ws->path() + QLatin1Char('/') + relative; }
@@ -431,6 +434,40 @@ void TstWorkspaceTools::twoAgentsRaceOneEdit()
     const json stale = loser.tool("fs_edit", edit("value = 3")["arguments"]);
     JCOMPARE(stale["structuredContent"]["reason"], "stale_write");
     QCOMPARE(contentOf(QStringLiteral("shared.cpp")), QByteArray("int value = 2;\n"));
+}
+
+void TstWorkspaceTools::aStalledWriteDoesNotDelayAnotherAgent()
+{
+    // A write whose disk hangs: the worker stops inside the change, with its pins held, until
+    // the test lets it go - as long as a slow disk would keep it.
+    QSemaphore entered, go;
+    s->front->mcp().workspace()->setDuringChange([&] {
+        entered.release();
+        go.acquire();
+    });
+    struct Release
+    {
+        QSemaphore &go;
+        ~Release() { go.release(100); } // never leave the worker stuck, even on failure
+    } release{go};
+    QNetworkReply *write = a->start(
+        "tools/call",
+        {{"name", "fs_write"}, {"arguments", {{"path", "slow.txt"}, {"content", "x"}}}}, 9);
+    QTRY_VERIFY_WITH_TIMEOUT(entered.available() == 1, 5000);
+
+    // Meanwhile another agent is served by the engine thread at once.
+    QElapsedTimer took;
+    took.start();
+    const HttpResult lease = s->post("/lease", {{"resource", "lock:deploy/production"}}, kKeyB);
+    const qint64 ms = took.elapsed();
+    QCOMPARE(lease.status, 200);
+    QVERIFY2(ms < 100, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+    QVERIFY(!write->isFinished());
+
+    go.release();
+    const HttpResult written = ServiceFixture::finish(write);
+    JCOMPARE(written.body["result"]["structuredContent"]["ok"], true);
+    QCOMPARE(contentOf("slow.txt"), QByteArray("x"));
 }
 
 QTEST_MAIN(TstWorkspaceTools)
