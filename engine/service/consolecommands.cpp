@@ -5,7 +5,7 @@
 #include "wording.h"
 
 #include <QSaveFile>
-#include <QTimer>
+#include <QThreadPool>
 
 namespace leasehold {
 
@@ -104,17 +104,30 @@ void ConsoleCommands::exportLedger(const QString &path, const QString &format,
 
 void ConsoleCommands::exportPage(std::shared_ptr<Export> job)
 {
-    const std::vector<LedgerEvent> page = m_host.ledger(job->since, kExportPage, job->filter);
-    if (!page.empty()) {
-        job->file.write(job->csv ? ledgerCsv(page, false) : ledgerJsonLines(page));
-        job->since = page.back().seq;
-        job->written += qint64(page.size());
-    }
-    if (page.size() == kExportPage && job->file.error() == QFileDevice::NoError) {
-        // Let agents in before the next page.
-        QTimer::singleShot(0, this, [this, job] { exportPage(job); });
-        return;
-    }
+    // Pages come from the store's reader thread; encoding and writing them happens on a worker,
+    // one page at a time, so neither the engine thread nor the disk's pace holds up agents.
+    m_host.readLedger(job->since, kExportPage, job->filter,
+                      [this, job](std::vector<LedgerEvent> page) {
+                          QThreadPool::globalInstance()->start([this, job, page = std::move(page)] {
+                              if (!page.empty()) {
+                                  job->file.write(job->csv ? ledgerCsv(page, false)
+                                                           : ledgerJsonLines(page));
+                                  job->since = page.back().seq;
+                                  job->written += qint64(page.size());
+                              }
+                              const bool more = page.size() == kExportPage &&
+                                                job->file.error() == QFileDevice::NoError;
+                              QMetaObject::invokeMethod(
+                                  this, [this, job, more] { exportDone(job, more); },
+                                  Qt::QueuedConnection);
+                          });
+                      });
+}
+
+void ConsoleCommands::exportDone(std::shared_ptr<Export> job, bool more)
+{
+    if (more)
+        return exportPage(std::move(job));
     const QString path = job->file.fileName();
     const bool ok = job->file.error() == QFileDevice::NoError && job->file.commit();
     emit exportFinished(path, job->written, ok ? QString() : job->file.errorString());

@@ -52,6 +52,7 @@ private:
     struct Export;
     void announce(QString summary);
     void exportPage(std::shared_ptr<Export> job);
+    void exportDone(std::shared_ptr<Export> job, bool more);
 
     EngineHost &m_host;
     QString m_operator;

@@ -159,6 +159,33 @@ std::vector<LedgerEvent> EngineHost::ledger(std::uint64_t since, std::size_t lim
     return out;
 }
 
+void EngineHost::readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
+                            std::function<void(std::vector<LedgerEvent>)> done)
+{
+    if (!m_store || (!m_ledger.empty() && since + 1 >= m_ledger.front().seq))
+        return done(ledger(since, limit, filter)); // all in the ring
+    m_store->readLedger(
+        since, limit, filter,
+        [this, since, limit, filter, done = std::move(done)](std::vector<LedgerEvent> page) {
+            // On the store's reader thread: the rest is finished here, on the engine thread.
+            QMetaObject::invokeMethod(
+                this,
+                [this, since, limit, filter, done, page = std::move(page)]() mutable {
+                    if (page.size() < limit) {
+                        const std::uint64_t after = page.empty() ? since : page.back().seq;
+                        auto it = std::upper_bound(
+                            m_ledger.begin(), m_ledger.end(), after,
+                            [](std::uint64_t s, const LedgerEvent &e) { return s < e.seq; });
+                        for (; it != m_ledger.end() && page.size() < limit; ++it)
+                            if (filter.matches(*it))
+                                page.push_back(*it);
+                    }
+                    done(std::move(page));
+                },
+                Qt::QueuedConnection);
+        });
+}
+
 int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
 {
     m_store = &store;

@@ -131,9 +131,14 @@ public:
     // Changes refused or given back because the store could not take them.
     std::uint64_t storeRefusedChanges() const { return m_storeRefused; }
 
-    // Events with seq > since matching `filter`, oldest first, at most `limit`.
+    // Events with seq > since matching `filter`, oldest first, at most `limit`. Reads the store
+    // on this thread: for small reads only (tests, tools); pages and exports use readLedger().
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
                                     const LedgerFilter &filter = {}) const;
+    // The same page, read without holding up the engine: the stored part comes from the store's
+    // reader thread, the newest part from the ring here; `done` runs on this thread.
+    void readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
+                    std::function<void(std::vector<LedgerEvent>)> done);
 
 signals:
     void eventRecorded(const leasehold::LedgerEvent &event);

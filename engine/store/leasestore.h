@@ -71,6 +71,11 @@ public:
     // Ledger events with seq > since that match `filter`, oldest first.
     virtual std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
                                             const LedgerFilter &filter) = 0;
+    // The same, read off the caller's thread: `done` is called on the store's reader thread
+    // (so a 100 000-row export never holds up the engine). Requests made after close() are
+    // answered with an empty page.
+    virtual void readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
+                            std::function<void(std::vector<LedgerEvent>)> done) = 0;
     virtual StoreStats stats() const = 0;
     // Commits everything queued and stops the writer. Returns within a bound whatever the disk
     // does; what could not be committed by then is counted in stats().lostOps and logged.

@@ -35,6 +35,9 @@ std::string sqlError(const QSqlQuery &q)
     return q.lastError().text().toStdString();
 }
 
+std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since,
+                                     std::size_t limit, const LedgerFilter &filter);
+
 LedgerEvent eventFrom(const QSqlQuery &q)
 {
     LedgerEvent e;
@@ -218,10 +221,71 @@ StoreHealth SqliteStore::health() const
 std::vector<LedgerEvent> SqliteStore::ledger(std::uint64_t since, std::size_t limit,
                                              const LedgerFilter &filter)
 {
-    std::vector<LedgerEvent> out;
     if (!m_open)
-        return out;
-    QSqlQuery q(QSqlDatabase::database(m_readerName));
+        return {};
+    return queryLedger(QSqlDatabase::database(m_readerName), since, limit, filter);
+}
+
+void SqliteStore::readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
+                             std::function<void(std::vector<LedgerEvent>)> done)
+{
+    {
+        std::lock_guard lock(m_pagerMutex);
+        if (!m_pagerStopping && m_open) {
+            m_pagerJobs.push_back([since, limit, filter, done](QSqlDatabase &db) {
+                done(queryLedger(db, since, limit, filter));
+            });
+            if (!m_pager.joinable())
+                m_pager = std::thread([this] { pagerLoop(); });
+            m_pagerWake.notify_one();
+            return;
+        }
+    }
+    done({});
+}
+
+void SqliteStore::pagerLoop()
+{
+    const QString name = QStringLiteral("leasehold-pager-%1").arg(quintptr(this));
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+        db.setDatabaseName(m_options.path);
+        db.open(); // a failed open answers every page empty; the writer reports the disk
+        for (;;) {
+            std::function<void(QSqlDatabase &)> job;
+            {
+                std::unique_lock lock(m_pagerMutex);
+                m_pagerWake.wait(lock, [this] { return m_pagerStopping || !m_pagerJobs.empty(); });
+                if (m_pagerStopping && m_pagerJobs.empty())
+                    break;
+                job = std::move(m_pagerJobs.front());
+                m_pagerJobs.pop_front();
+            }
+            job(db);
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
+}
+
+void SqliteStore::stopPager()
+{
+    {
+        std::lock_guard lock(m_pagerMutex);
+        m_pagerStopping = true;
+    }
+    m_pagerWake.notify_one();
+    if (m_pager.joinable())
+        m_pager.join();
+}
+
+namespace {
+
+std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since,
+                                     std::size_t limit, const LedgerFilter &filter)
+{
+    std::vector<LedgerEvent> out;
+    QSqlQuery q(db);
     q.prepare(
         QStringLiteral("SELECT seq, at, kind, actor, resource, lease_id, token, ttl_ms, "
                        "reason, detail FROM ledger WHERE seq > ? AND (? = '' OR actor = ?) "
@@ -241,6 +305,8 @@ std::vector<LedgerEvent> SqliteStore::ledger(std::uint64_t since, std::size_t li
     return out;
 }
 
+} // namespace
+
 StoreStats SqliteStore::stats() const
 {
     StoreStats s;
@@ -257,6 +323,7 @@ StoreStats SqliteStore::stats() const
 
 void SqliteStore::close()
 {
+    stopPager();
     if (!m_writer.joinable()) {
         m_open = false;
         return;

@@ -61,6 +61,8 @@ public:
     bool writerStuck() const { return m_stuck; }
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
                                     const LedgerFilter &filter) override;
+    void readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
+                    std::function<void(std::vector<LedgerEvent>)> done) override;
     StoreStats stats() const override;
     void close() override;
 
@@ -82,6 +84,9 @@ private:
     void applyRetention(QSqlDatabase &db);
 
     bool createOrCheckSchema(QSqlDatabase &db, std::string *error);
+    // The reader thread: its own connection, one job at a time.
+    void pagerLoop();
+    void stopPager();
 
     // The writer's prepared statements (writer thread only).
     struct Statements
@@ -99,6 +104,11 @@ private:
     StoreHealth m_lastError; // writer thread: what the last failure said
 
     std::thread m_writer;
+    std::thread m_pager;
+    std::mutex m_pagerMutex;
+    std::condition_variable m_pagerWake;
+    std::deque<std::function<void(QSqlDatabase &)>> m_pagerJobs;
+    bool m_pagerStopping = false;
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<Chunk> m_queue;

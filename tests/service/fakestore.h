@@ -33,6 +33,11 @@ public:
     {
         return {};
     }
+    void readLedger(std::uint64_t, std::size_t, const LedgerFilter &,
+                    std::function<void(std::vector<LedgerEvent>)> done) override
+    {
+        done({});
+    }
     StoreStats stats() const override
     {
         StoreStats s;

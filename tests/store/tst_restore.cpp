@@ -6,6 +6,7 @@
 #include "sqlitestore.h"
 
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTest>
 
 using namespace leasehold;
@@ -19,13 +20,14 @@ private slots:
     void aSecondRunContinuesTheFirst();
     void leasesDueWhileDownExpireWithTheirTrustEffect();
     void answersWaitForTheirBatch();
+    void ledgerPagesReadOffTheEngineThreadSpanStoreAndRing();
 
 private:
     struct Run
     {
-        Run(const QString &path, const Clock &clock)
+        Run(const QString &path, const Clock &clock, std::size_t ledgerRing = 50'000)
             : store(SqliteStore::Options{path})
-            , host(EngineConfig{}, &clock)
+            , host(EngineConfig{}, &clock, ledgerRing)
         {
             std::string error;
             const std::optional<StoredState> state = store.load(&error);
@@ -145,6 +147,43 @@ void TstRestore::answersWaitForTheirBatch()
     QVERIFY(!answered); // not before the writer committed the grant
     QTRY_VERIFY(answered);
     QVERIFY(run.store.stats().durable >= run.store.stats().submitted);
+}
+
+void TstRestore::ledgerPagesReadOffTheEngineThreadSpanStoreAndRing()
+{
+    Run run(path(), clock, 10); // the ring keeps 10 events: the rest come from the store
+    for (int i = 0; i < 40; ++i) {
+        run.acquire("did:agent:a", "lock:x", 30'000);
+        run.host.run([&](LeaseEngine &e) { return e.release("did:agent:a", {}); });
+    }
+    run.settle();
+    const std::uint64_t last = run.host.ledger(0, 100'000).back().seq;
+    QVERIFY(last >= 80);
+    std::vector<LedgerEvent> page;
+    bool done = false;
+    QThread *called = nullptr;
+    run.host.readLedger(5, 1000, {}, [&](std::vector<LedgerEvent> events) {
+        page = std::move(events);
+        called = QThread::currentThread();
+        done = true;
+    });
+    QVERIFY(!done); // the store's part is read on its own thread
+    QTRY_VERIFY(done);
+    QCOMPARE(called, QThread::currentThread()); // and the page is handed over on this one
+    QCOMPARE(page.size(), std::size_t(last - 5));
+    for (std::size_t i = 0; i < page.size(); ++i)
+        QCOMPARE(page[i].seq, 6 + i); // contiguous across the store and the ring
+    // A limit inside the store's part, and one filter.
+    done = false;
+    run.host.readLedger(0, 7, LedgerFilter{"", "", "coordination.lease.granted"},
+                        [&](std::vector<LedgerEvent> events) {
+                            page = std::move(events);
+                            done = true;
+                        });
+    QTRY_VERIFY(done);
+    QCOMPARE(page.size(), std::size_t(7));
+    for (const LedgerEvent &e : page)
+        QCOMPARE(e.kind, EventKind::Granted);
 }
 
 QTEST_MAIN(TstRestore)
