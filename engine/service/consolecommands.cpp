@@ -106,22 +106,20 @@ void ConsoleCommands::exportPage(std::shared_ptr<Export> job)
 {
     // Pages come from the store's reader thread; encoding and writing them happens on a worker,
     // one page at a time, so neither the engine thread nor the disk's pace holds up agents.
-    m_host.readLedger(job->since, kExportPage, job->filter,
-                      [this, job](std::vector<LedgerEvent> page) {
-                          QThreadPool::globalInstance()->start([this, job, page = std::move(page)] {
-                              if (!page.empty()) {
-                                  job->file.write(job->csv ? ledgerCsv(page, false)
-                                                           : ledgerJsonLines(page));
-                                  job->since = page.back().seq;
-                                  job->written += qint64(page.size());
-                              }
-                              const bool more = page.size() == kExportPage &&
-                                                job->file.error() == QFileDevice::NoError;
-                              QMetaObject::invokeMethod(
-                                  this, [this, job, more] { exportDone(job, more); },
-                                  Qt::QueuedConnection);
-                          });
-                      });
+    m_host.readLedger(
+        job->since, kExportPage, job->filter, [this, job](std::vector<LedgerEvent> page) {
+            QThreadPool::globalInstance()->start([this, job, page = std::move(page)] {
+                if (!page.empty()) {
+                    job->file.write(job->csv ? ledgerCsv(page, false) : ledgerJsonLines(page));
+                    job->since = page.back().seq;
+                    job->written += qint64(page.size());
+                }
+                const bool more =
+                    page.size() == kExportPage && job->file.error() == QFileDevice::NoError;
+                QMetaObject::invokeMethod(
+                    this, [this, job, more] { exportDone(job, more); }, Qt::QueuedConnection);
+            });
+        });
 }
 
 void ConsoleCommands::exportDone(std::shared_ptr<Export> job, bool more)

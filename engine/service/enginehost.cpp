@@ -89,8 +89,19 @@ void EngineHost::rearm()
     m_alarm.start(static_cast<int>(std::min<TimeMs>(delay, 24LL * 3600 * 1000)));
 }
 
+std::shared_ptr<const Snapshot> EngineHost::sharedSnapshot(std::int64_t maxAgeMs)
+{
+    if (!m_snapshot || m_snapshotGeneration != m_generation ||
+        m_clock->nowMs() - m_snapshot->at >= maxAgeMs) {
+        m_snapshot = std::make_shared<const Snapshot>(m_engine->snapshot());
+        m_snapshotGeneration = m_generation;
+    }
+    return m_snapshot;
+}
+
 void EngineHost::tick()
 {
+    ++m_generation;
     m_engine->expireDue();
     if (!m_durableWaiters.empty() && m_durableWaiters.front().deadline <= m_clock->nowMs())
         setStoreHealth(m_reported, true);
@@ -116,6 +127,7 @@ void EngineHost::abandonWait(std::uint64_t waitId)
 
 void EngineHost::onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome)
 {
+    ++m_generation;
     auto it = m_waits.find(waitId);
     if (it == m_waits.end()) {
         if (const auto *grant = std::get_if<Grant>(&outcome))

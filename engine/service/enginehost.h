@@ -67,6 +67,7 @@ public:
     // Runs `call` against the engine, then re-arms the alarm. Every mutation goes through here.
     template<class F> auto run(F &&call) -> decltype(call(std::declval<LeaseEngine &>()))
     {
+        ++m_generation;
         using Result = decltype(call(*m_engine));
         if constexpr (std::is_void_v<Result>) {
             call(*m_engine);
@@ -81,6 +82,11 @@ public:
             return result;
         }
     }
+
+    // The engine's snapshot, shared: built once per change (or when the one kept is older than
+    // `maxAgeMs`, so its relative times stay true), however many readers ask. /status, /metrics
+    // and the MCP status resource read this, and encode it off the engine thread.
+    std::shared_ptr<const Snapshot> sharedSnapshot(std::int64_t maxAgeMs = 250);
 
     // Completes whatever is due at the clock's time and re-arms the alarm. The alarm calls it;
     // tests that move a manual clock call it too.
@@ -174,6 +180,9 @@ private:
     };
     std::unordered_map<std::uint64_t, WaitListener> m_waits;
     std::shared_ptr<Answer> m_answer; // the answer being composed now, if any
+    std::uint64_t m_generation = 0;   // bumped by every call that may change the engine
+    std::uint64_t m_snapshotGeneration = 0;
+    std::shared_ptr<const Snapshot> m_snapshot;
     EngineConfig m_config;
     LeaseStore *m_store = nullptr;
     StoreOps m_pendingOps;          // the engine's journal: what it decided, not yet submitted

@@ -91,7 +91,7 @@ HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *
                [this](const RestCall &, const Respond &respond, Deferral &) {
                    HttpReply reply;
                    reply.contentType = "text/plain; version=0.0.4";
-                   reply.raw = m_stats.prometheus(m_host.engine().snapshot(), gauges());
+                   reply.raw = m_stats.prometheus(*m_host.sharedSnapshot(1000), gauges());
                    respond(std::move(reply));
                });
     m_api->add("POST", QLatin1String(RestApi::kBase) + QStringLiteral("/admin/keys"), Access::Admin,

@@ -65,7 +65,7 @@ std::optional<json> McpLibrary::readResource(const std::string &uri) const
 {
     json body;
     if (uri == kStatusUri)
-        body = toJson(m_host.engine().snapshot());
+        body = toJson(*m_host.sharedSnapshot());
     else if (uri == kQueueUri)
         body = toJson(m_host.engine().waitView());
     else

@@ -3,6 +3,8 @@
 #include "fieldreader.h"
 #include "jsonviews.h"
 
+#include <QThreadPool>
+
 namespace leasehold {
 
 using nlohmann::json;
@@ -76,9 +78,15 @@ RestApi::RestApi(EngineHost &host, bool open, QString version)
         [this](const RestCall &c, const Respond &r, Deferral &) { waitView(c, r); });
     add("GET", base("/status"), Access::Reader, "Snapshot of leases, queues, pins, trust, agents",
         [this](const RestCall &, const Respond &r, Deferral &) {
-            HttpReply reply;
-            reply.body = toJson(m_host.engine().snapshot());
-            r(std::move(reply));
+            // The shared snapshot, encoded on a worker: however many leases are live, the
+            // engine thread pays for one snapshot per change at most.
+            EngineHost *engine = &m_host;
+            QThreadPool::globalInstance()->start([engine, r, snapshot = m_host.sharedSnapshot()] {
+                HttpReply reply;
+                reply.body = toJson(*snapshot);
+                QMetaObject::invokeMethod(
+                    engine, [r, reply = std::move(reply)] { r(reply); }, Qt::QueuedConnection);
+            });
         });
     add("GET", base("/ledger"), Access::Reader, "Ledger events after a sequence number",
         [this](const RestCall &c, const Respond &r, Deferral &) { ledger(c, r); });

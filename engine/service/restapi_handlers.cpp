@@ -207,15 +207,16 @@ void RestApi::ledger(const RestCall &call, const Respond &respond, bool exportAl
     // the engine thread a copy of the newest events at most.
     EngineHost *host = &m_host;
     const bool csv = format == QLatin1String("csv");
-    m_host.readLedger(*since, *limit, filter,
-                      [host, respond, exportAll, csv, from = *since](std::vector<LedgerEvent> events) {
-                          QThreadPool::globalInstance()->start([=, events = std::move(events)] {
-                              HttpReply reply = ledgerReply(events, from, exportAll, csv);
-                              QMetaObject::invokeMethod(
-                                  host, [respond, reply = std::move(reply)] { respond(reply); },
-                                  Qt::QueuedConnection);
-                          });
-                      });
+    m_host.readLedger(
+        *since, *limit, filter,
+        [host, respond, exportAll, csv, from = *since](std::vector<LedgerEvent> events) {
+            QThreadPool::globalInstance()->start([=, events = std::move(events)] {
+                HttpReply reply = ledgerReply(events, from, exportAll, csv);
+                QMetaObject::invokeMethod(
+                    host, [respond, reply = std::move(reply)] { respond(reply); },
+                    Qt::QueuedConnection);
+            });
+        });
 }
 
 void RestApi::admin(const RestCall &call, const Respond &respond, const QString &lever) const

@@ -35,8 +35,8 @@ std::string sqlError(const QSqlQuery &q)
     return q.lastError().text().toStdString();
 }
 
-std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since,
-                                     std::size_t limit, const LedgerFilter &filter);
+std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
+                                     const LedgerFilter &filter);
 
 LedgerEvent eventFrom(const QSqlQuery &q)
 {
@@ -281,8 +281,8 @@ void SqliteStore::stopPager()
 
 namespace {
 
-std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since,
-                                     std::size_t limit, const LedgerFilter &filter)
+std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
+                                     const LedgerFilter &filter)
 {
     std::vector<LedgerEvent> out;
     QSqlQuery q(db);

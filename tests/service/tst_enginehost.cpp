@@ -20,6 +20,7 @@ private slots:
     void anEarlierDeadlineMovesTheAlarmAtOnce();
     void aLaterDeadlineLeavesTheAlarmWhichReArmsWhenItFires();
     void noDeadlineNoAlarm();
+    void theSharedSnapshotIsBuiltOncePerChange();
 
 private:
     LeaseInfo acquire(const std::string &who, const char *what, std::int64_t ttlMs)
@@ -85,6 +86,23 @@ void TstEngineHost::noDeadlineNoAlarm()
     QVERIFY(armedFor() > 0);
     host->run([&](LeaseEngine &e) { return e.release("did:agent:a", {}); });
     QCOMPARE(armedFor(), TimeMs(-1));
+}
+
+void TstEngineHost::theSharedSnapshotIsBuiltOncePerChange()
+{
+    const auto first = host->sharedSnapshot();
+    QCOMPARE(host->sharedSnapshot().get(), first.get()); // nothing changed: the same one
+    acquire("did:agent:a", "lock:x", 60'000);
+    const auto second = host->sharedSnapshot();
+    QVERIFY(second.get() != first.get());
+    QCOMPARE(second->leases.size(), std::size_t(1));
+    QCOMPARE(host->sharedSnapshot().get(), second.get());
+    clock.advance(249);
+    QCOMPARE(host->sharedSnapshot().get(), second.get());
+    clock.advance(1); // old enough that its relative times would mislead: rebuilt
+    const auto third = host->sharedSnapshot();
+    QVERIFY(third.get() != second.get());
+    QCOMPARE(third->at, clock.nowMs());
 }
 
 QTEST_GUILESS_MAIN(TstEngineHost)

@@ -6,8 +6,8 @@
 #include "sqlitestore.h"
 
 #include <QTemporaryDir>
-#include <QThread>
 #include <QTest>
+#include <QThread>
 
 using namespace leasehold;
 
