@@ -28,6 +28,7 @@ struct AppOptions
     int ledgerRetainDays = 30;           // ... and none older than this
     int maxConnections = 0;     // open connections at most; 0: from the file descriptor limit
     int headTimeoutMs = 10'000; // a request head must arrive whole within this
+    int parkAfterMs = 2'000;    // idle this long, a connection leaves the event loop's poll set
     int storeTimeoutMs = 5'000; // a change waits at most this for the disk before 503
 };
 

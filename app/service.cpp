@@ -129,6 +129,7 @@ int Service::start()
                                       : defaultMaxConnections(fileLimit);
     front.limits.headTimeoutMs = m_options.headTimeoutMs;
     front.limits.bodyReadTimeoutMs = m_options.headTimeoutMs;
+    front.limits.parkAfterMs = m_options.parkAfterMs;
     qCInfo(lcService) << "file descriptors:" << fileLimit << "(raised from" << softLimit
                       << ") - up to" << front.limits.maxConnections << "connections";
     front.open = m_options.open;

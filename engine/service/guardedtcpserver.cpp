@@ -1,10 +1,15 @@
 #include "guardedtcpserver.h"
 
 #include <QElapsedTimer>
+#include <QSocketNotifier>
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <limits>
@@ -44,7 +49,7 @@ public:
         // Connected before QHttpServer's own slot, so each batch is seen before it is read.
         connect(socket, &QTcpSocket::readyRead, this,
                 [this] { inspect(m_socket->peek(m_socket->bytesAvailable())); });
-        armFor(m_limits.idleTimeoutMs);
+        armFor(m_limits.parkAfterMs);
     }
     ~ConnectionGuard() override
     {
@@ -63,7 +68,7 @@ public:
         if (idle()) {
             m_server->becameIdle(this);
             if (!m_timer.isActive())
-                armFor(m_lastActivity + m_limits.idleTimeoutMs);
+                armFor(m_lastActivity + m_limits.parkAfterMs);
         }
     }
 
@@ -101,7 +106,12 @@ private:
             return; // waiting for our answer (a parked wait): never idle; finished() re-arms
         if (t >= m_lastActivity + m_limits.idleTimeoutMs)
             return m_socket->abort();
-        armFor(m_lastActivity + m_limits.idleTimeoutMs);
+        if (t >= m_lastActivity + m_limits.parkAfterMs && m_socket->bytesToWrite() == 0 &&
+            m_socket->bytesAvailable() == 0)
+            return m_server->park(this); // destroys this guard with its socket
+        armFor(m_lastActivity + (t < m_lastActivity + m_limits.parkAfterMs
+                                     ? m_limits.parkAfterMs
+                                     : m_limits.idleTimeoutMs));
     }
 
     void timeOut(const char *why)
@@ -195,13 +205,27 @@ private:
 GuardedTcpServer::GuardedTcpServer(Limits limits, QObject *parent)
     : QTcpServer(parent)
     , m_limits(limits)
-{}
+{
+    m_clock.start();
+    m_epoll = epoll_create1(EPOLL_CLOEXEC);
+    if (m_epoll >= 0) {
+        m_parkedReady = new QSocketNotifier(m_epoll, QSocketNotifier::Read, this);
+        connect(m_parkedReady, &QSocketNotifier::activated, this, [this] { unparkReady(); });
+    }
+    m_sweep = new QTimer(this);
+    m_sweep->setInterval(1000);
+    connect(m_sweep, &QTimer::timeout, this, [this] { sweepParked(); });
+}
 
 GuardedTcpServer::~GuardedTcpServer()
 {
     // The sockets (and their guards) are destroyed after this object's own part is gone.
     for (ConnectionGuard *guard : std::as_const(m_guards))
         guard->m_server = nullptr;
+    for (const Parked &p : m_parked)
+        ::close(p.fd);
+    if (m_epoll >= 0)
+        ::close(m_epoll);
 }
 
 void GuardedTcpServer::incomingConnection(qintptr handle)
@@ -211,28 +235,121 @@ void GuardedTcpServer::incomingConnection(qintptr handle)
         delete socket;
         return;
     }
-    if (m_open >= m_limits.maxConnections && !m_idle.empty()) {
-        // Full: the connection idle longest makes room (its client reconnects when it needs
-        // to; an agent with a request under way is never the one closed).
-        ConnectionGuard *oldest = m_idle.front();
-        becameBusy(oldest);
-        oldest->m_counted = false;
-        --m_open;
-        ++m_evicted;
-        oldest->socket()->abort();
-    }
-    if (m_open >= m_limits.maxConnections) {
+    if (openConnections() >= m_limits.maxConnections && !evictOne()) {
         ++m_rejected;
         refuse(socket, "503 Service Unavailable",
                R"({"ok":false,"reason":"busy","error":"too many open connections, all busy"})");
         connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
         return;
     }
+    admit(socket);
+}
+
+void GuardedTcpServer::admit(QTcpSocket *socket)
+{
     ++m_open;
     auto *guard = new ConnectionGuard(socket, this);
     m_guards.insert(socket, guard);
     becameIdle(guard);
     addPendingConnection(socket);
+}
+
+bool GuardedTcpServer::evictOne()
+{
+    // Full: the connection idle longest makes room (its client reconnects when it needs to; an
+    // agent with a request under way is never the one closed). Parked ones are idle longest.
+    if (!m_parked.empty()) {
+        const Parked oldest = m_parked.front();
+        epoll_ctl(m_epoll, EPOLL_CTL_DEL, oldest.fd, nullptr);
+        m_parkedByFd.erase(oldest.fd);
+        m_parked.pop_front();
+        ::close(oldest.fd);
+        ++m_evicted;
+        return true;
+    }
+    if (m_idle.empty())
+        return false;
+    ConnectionGuard *oldest = m_idle.front();
+    becameBusy(oldest);
+    oldest->m_counted = false;
+    --m_open;
+    ++m_evicted;
+    oldest->socket()->abort();
+    return true;
+}
+
+void GuardedTcpServer::park(ConnectionGuard *guard)
+{
+    QTcpSocket *socket = guard->socket();
+    const int fd = int(socket->socketDescriptor());
+    const int kept = m_epoll >= 0 && fd >= 0 ? ::fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+    if (kept < 0)
+        return; // stays in the event loop; the idle timeout still applies
+    // Qt's descriptor number now names a throwaway socket, so whatever closing the QTcpSocket
+    // does to it cannot touch the connection, which lives on in `kept`.
+    const int placeholder = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (placeholder < 0 || ::dup3(placeholder, fd, O_CLOEXEC) < 0) {
+        if (placeholder >= 0)
+            ::close(placeholder);
+        ::close(kept);
+        return;
+    }
+    ::close(placeholder);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.fd = kept;
+    if (epoll_ctl(m_epoll, EPOLL_CTL_ADD, kept, &ev) != 0) {
+        ::close(kept);
+        socket->abort();
+        return;
+    }
+    m_parkedByFd[kept] = m_parked.insert(m_parked.end(), {kept, m_clock.elapsed()});
+    becameBusy(guard);
+    guard->m_counted = false;
+    --m_open;
+    socket->abort(); // QHttpServer lets go of it; the guard goes with it
+    if (!m_sweep->isActive())
+        m_sweep->start();
+}
+
+void GuardedTcpServer::unparkReady()
+{
+    epoll_event events[64];
+    const int n = epoll_wait(m_epoll, events, 64, 0);
+    for (int i = 0; i < n; ++i) {
+        const int fd = events[i].data.fd;
+        auto it = m_parkedByFd.find(fd);
+        if (it == m_parkedByFd.end())
+            continue;
+        epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
+        m_parked.erase(it->second);
+        m_parkedByFd.erase(it);
+        // Its next request (or its goodbye) arrived: back into the event loop as a connection.
+        auto *socket = new QTcpSocket(this);
+        if (!socket->setSocketDescriptor(fd)) {
+            ::close(fd);
+            delete socket;
+            continue;
+        }
+        admit(socket);
+    }
+    if (n > 0)
+        emit newConnection();
+}
+
+void GuardedTcpServer::sweepParked()
+{
+    const qint64 now = m_clock.elapsed();
+    const qint64 limit = m_limits.idleTimeoutMs - m_limits.parkAfterMs;
+    while (!m_parked.empty() && now - m_parked.front().since >= limit) {
+        const int fd = m_parked.front().fd;
+        epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
+        m_parkedByFd.erase(fd);
+        m_parked.pop_front();
+        ::close(fd);
+    }
+    if (m_parked.empty())
+        m_sweep->stop();
 }
 
 void GuardedTcpServer::requestFinished(QTcpSocket *socket)

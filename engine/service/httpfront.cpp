@@ -171,6 +171,7 @@ RequestStats::Gauges HttpFront::gauges() const
     g.openConnections = m_tcp ? m_tcp->openConnections() : 0;
     if (m_tcp) {
         g.maxConnections = m_tcp->limits().maxConnections;
+        g.parkedConnections = m_tcp->parkedConnections();
         g.connectionsEvicted = m_tcp->evictedConnections();
         g.connectionsRejected = m_tcp->rejectedConnections();
         g.requestsTimedOut = m_tcp->timedOutRequests();

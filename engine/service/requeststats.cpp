@@ -83,6 +83,9 @@ QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) con
              double(gauges.storeGivenBack +
                     s.counters.refusals[std::size_t(RefusalReason::StoreUnavailable)]));
     }
+    metric("leasehold_parked_connections", "gauge",
+           "Open connections idle long enough to be parked outside the event loop.");
+    line("leasehold_parked_connections", gauges.parkedConnections);
     metric("leasehold_max_connections", "gauge", "The cap on open HTTP connections.");
     line("leasehold_max_connections", gauges.maxConnections);
     metric("leasehold_connections_evicted_total", "counter",

@@ -32,6 +32,7 @@ public:
         std::uint64_t connectionsRejected = 0; // refused: every connection busy
         std::uint64_t requestsTimedOut = 0;    // 408: the head or body did not arrive in time
         int maxConnections = 0;
+        int parkedConnections = 0; // idle, out of the event loop's poll set
     };
 
     void record(int status, double seconds);

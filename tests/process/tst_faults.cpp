@@ -42,6 +42,7 @@ private slots:
     void initTestCase();
     void aFullDiskRefusesGrantsAndRecovers();
     void idleAndHalfSentConnectionsDoNotLockOutAnAgent();
+    void aParkedConnectionIsServedAndItsCloseNoticed();
 
 private:
     static quint16 start(QProcess &process, const QString &dataDir, const json &config);
@@ -257,6 +258,55 @@ void TstFaults::idleAndHalfSentConnectionsDoNotLockOutAnAgent()
     const qsizetype at = metrics.raw.indexOf(name) + name.size();
     const int evicted = metrics.raw.mid(at, metrics.raw.indexOf('\n', at) - at).toInt();
     QVERIFY2(evicted >= 201, qPrintable(QString::number(evicted)));
+
+    server.terminate();
+    QVERIFY(server.waitForFinished(15'000));
+    QCOMPARE(server.exitCode(), 0);
+}
+
+void TstFaults::aParkedConnectionIsServedAndItsCloseNoticed()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString data = dir.filePath(QStringLiteral("data"));
+    QVERIFY(QDir().mkpath(data));
+    QProcess server;
+    const quint16 port = start(server, data, {{"parkAfterMs", 100}});
+    QVERIFY(port != 0);
+    auto gauge = [port](const char *name) {
+        const QByteArray raw = call(port, "GET", "/metrics").raw;
+        const QByteArray key = QByteArray("\n") + name + ' ';
+        const qsizetype at = raw.indexOf(key) + key.size();
+        return raw.mid(at, raw.indexOf('\n', at) - at).toInt();
+    };
+    auto ask = [](QTcpSocket &socket, const QByteArray &agent) {
+        const QByteArray body =
+            R"({"actorDid":")" + agent + R"(","resource":"lock:)" + agent + R"("})";
+        socket.write(QByteArray("POST ") + kLease + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                     "Content-Type: application/json\r\nContent-Length: " +
+                     QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        QByteArray got;
+        while (!got.contains("\r\n\r\n{") || !got.endsWith("}")) {
+            if (!socket.waitForReadyRead(10'000))
+                break;
+            got += socket.readAll();
+        }
+        return got;
+    };
+
+    QTcpSocket keepAlive;
+    keepAlive.connectToHost(QHostAddress::LocalHost, port);
+    QVERIFY(keepAlive.waitForConnected(5'000));
+    QVERIFY(ask(keepAlive, "a").startsWith("HTTP/1.1 200"));
+    // Idle past parkAfterMs: parked (the /metrics probe's own connection is not yet idle).
+    QTRY_COMPARE_WITH_TIMEOUT(gauge("leasehold_parked_connections"), 1, 10'000);
+    // The same connection's next request is served as if nothing happened.
+    QVERIFY(ask(keepAlive, "b").startsWith("HTTP/1.1 200"));
+    QTRY_COMPARE_WITH_TIMEOUT(gauge("leasehold_parked_connections"), 1, 10'000);
+    // A parked connection that the client closes is let go.
+    keepAlive.disconnectFromHost();
+    QTRY_COMPARE_WITH_TIMEOUT(gauge("leasehold_open_connections"), 1, 10'000); // the probe's
+    QCOMPARE(gauge("leasehold_parked_connections"), 0);
 
     server.terminate();
     QVERIFY(server.waitForFinished(15'000));
