@@ -276,6 +276,8 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
                     reply = rewrite ? rewrite(std::move(reply))
                                     : RestApi::storeUnavailable(host->storeHealth());
                 }
+                if (auto last = std::move(reply.beforeSend))
+                    reply = last(std::move(reply));
                 if (!send(reply))
                     host->giveBack(std::exchange(answer->grants, {}), false);
             });

@@ -41,6 +41,18 @@ void notDurable(json &response)
         {{"ok", false}, {"reason", "store_unavailable"}, {"message", sentence}}, sentence);
 }
 
+// A tool result that granted, rewritten after its caller cancelled the request (or ended its
+// session) before the answer went out: the grants were given back.
+void withdrawn(json &response)
+{
+    if (!response.contains("result"))
+        return;
+    const std::string sentence = "This request was cancelled before its answer was sent, so what "
+                                 "it was granted was given back; nothing is held.";
+    response["result"] = McpTools::failure(
+        {{"ok", false}, {"reason", "cancelled"}, {"message", sentence}}, sentence);
+}
+
 } // namespace
 
 McpServer::McpServer(EngineHost &host, Options options)
@@ -214,17 +226,44 @@ void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &d
         json responses = json::array();
         std::size_t outstanding = 0;
         std::size_t grantsSeen = 0;
-        std::vector<std::size_t> granting; // indexes into responses
+        std::vector<std::size_t> granting;  // indexes into responses
+        std::vector<std::size_t> withdrawn; // of those, cancelled before the answer went out
+        std::vector<std::string> keys;      // request ids registered as withdrawable
+        bool sent = false;
     };
     auto state = std::make_shared<Collector>();
     const json messages = batch ? std::move(*doc) : json::array({std::move(*doc)});
     state->outstanding = messages.size();
     const std::shared_ptr<EngineHost::Answer> grants = m_host.currentAnswer();
     state->grantsSeen = grants ? grants->grants.size() : 0;
-    Reply collect = [state, batch, respond, grants](json response) {
+    EngineHost *engine = &m_host;
+    McpSessions *table = m_sessions.get();
+    const QByteArray sessionId = session->id;
+    Reply collect = [state, batch, respond, grants, engine, table, sessionId](json response) {
         const std::size_t seen = grants ? grants->grants.size() : 0;
-        if (seen > state->grantsSeen && !response.is_null())
-            state->granting.push_back(state->responses.size());
+        if (seen > state->grantsSeen && !response.is_null()) {
+            const std::size_t index = state->responses.size();
+            state->granting.push_back(index);
+            // Until the answer goes out, a cancel or the session's end gives these grants back.
+            const std::size_t from = state->grantsSeen;
+            const std::string key = response.value("id", json()).dump();
+            if (McpSession *s = table->find(sessionId)) {
+                std::weak_ptr<Collector> weak = state;
+                std::weak_ptr<EngineHost::Answer> answer = grants;
+                s->withdrawable[key] = [weak, answer, engine, index, from, seen] {
+                    auto st = weak.lock();
+                    auto a = answer.lock();
+                    if (!st || !a || st->sent)
+                        return;
+                    std::vector<Grant> back;
+                    for (std::size_t g = from; g < seen && g < a->grants.size(); ++g)
+                        back.push_back(std::exchange(a->grants[g], Grant{}));
+                    st->withdrawn.push_back(index);
+                    engine->giveBack(back, false);
+                };
+                state->keys.push_back(key);
+            }
+        }
         state->grantsSeen = seen;
         if (!response.is_null())
             state->responses.push_back(std::move(response));
@@ -239,6 +278,15 @@ void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &d
         reply.whenNotDurable = [granting = state->granting, batch](HttpReply r) {
             for (std::size_t index : granting)
                 notDurable(batch ? r.body.at(index) : r.body);
+            return r;
+        };
+        reply.beforeSend = [state, batch, table, sessionId](HttpReply r) {
+            state->sent = true;
+            if (McpSession *s = table->find(sessionId))
+                for (const std::string &key : state->keys)
+                    s->withdrawable.erase(key);
+            for (std::size_t index : state->withdrawn)
+                withdrawn(batch ? r.body.at(index) : r.body);
             return r;
         };
         respond(std::move(reply));

@@ -146,7 +146,16 @@ void McpServer::notification(McpSession &session, const json &message)
     const json params = message.value("params", json::object());
     if (!params.is_object() || !params.contains("requestId"))
         return;
-    auto it = session.pending.find(params["requestId"].dump());
+    const std::string key = params["requestId"].dump();
+    if (auto granted = session.withdrawable.find(key); granted != session.withdrawable.end()) {
+        // Granted, but the answer is still waiting for the disk: the caller will not read it,
+        // so the grant goes back rather than expire against an agent that never heard of it.
+        auto withdraw = std::move(granted->second);
+        session.withdrawable.erase(granted);
+        withdraw();
+        return;
+    }
+    auto it = session.pending.find(key);
     if (it == session.pending.end())
         return; // already answered, or never parked
     const std::uint64_t waitId = it->second;

@@ -75,6 +75,9 @@ bool McpSessions::end(const QByteArray &id)
     auto pending = std::move(session->pending);
     for (const auto &[requestId, waitId] : pending)
         m_host.cancelWait(waitId);
+    auto withdrawable = std::move(session->withdrawable);
+    for (const auto &[requestId, withdraw] : withdrawable)
+        withdraw();
     rearm();
     return true;
 }

@@ -35,6 +35,9 @@ struct McpSession
     bool live = false;
     // Parked tool calls by JSON-RPC request id (its dump), so notifications/cancelled finds them.
     std::map<std::string, std::uint64_t> pending; // request id (dumped) -> engine wait id
+    // Granted tool calls whose answer has not gone out yet (it waits for the disk): cancelling
+    // the request or ending the session gives their grants back.
+    std::map<std::string, std::function<void()>> withdrawable; // request id (dumped) -> how
 };
 
 // The MCP session table, and from it which agents are live: an agent is live while one of its

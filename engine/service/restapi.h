@@ -26,6 +26,9 @@ struct HttpReply
     // The answer to send instead when the grants this answer carries could not be made durable
     // and were given back. Unset: 503 store_unavailable.
     std::function<HttpReply(HttpReply)> whenNotDurable;
+    // Called just before the answer is written (or found undeliverable), with a last chance to
+    // change it: an MCP answer drops grants its caller withdrew meanwhile.
+    std::function<HttpReply(HttpReply)> beforeSend;
 };
 
 // A request as the API sees it, after the transport checked size and read the key.

@@ -28,6 +28,8 @@ private slots:
     void aClientGoneBeforeDurableLeavesNoLease();
     void aClientGoneAfterItsWaitWasGrantedLeavesNoLease();
     void mcpCallsAreToldTheStoreIsUnavailable();
+    void anMcpRequestCancelledBeforeDurableLeavesNoLease();
+    void anMcpSessionEndedBeforeDurableLeavesNoLease();
     void aHandlerThatThrowsAnswers500();
 
 private:
@@ -290,6 +292,57 @@ void TstStoreFaults::mcpCallsAreToldTheStoreIsUnavailable()
     JCOMPARE(r.body["result"]["isError"], true);
     JCOMPARE(r.body["result"]["structuredContent"]["reason"], "store_unavailable");
     QCOMPARE(s->host->engine().leaseCount(), 0u);
+}
+
+void TstStoreFaults::anMcpRequestCancelledBeforeDurableLeavesNoLease()
+{
+    store->autoCommit = true;
+    McpClient client(*s, kKeyA);
+    QCOMPARE(client.initialize().status, 200);
+    store->autoCommit = false;
+    QNetworkReply *pending = client.start(
+        "tools/call", {{"name", "lock_acquire"}, {"arguments", {{"paths", {"lock:deploy"}}}}}, 11);
+    QVERIFY(leasesBecome(1)); // granted; its answer waits for the disk
+    const double trust = trustOf("did:agent:a");
+    // The client gives up on the call (its SDK will ignore the answer from now on).
+    QNetworkReply *cancel = client.send(
+        "POST",
+        R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11}})");
+    QVERIFY(leasesBecome(0));
+    store->commitAll();
+    QCOMPARE(ServiceFixture::finish(cancel).status, 202);
+    const HttpResult r = ServiceFixture::finish(pending);
+    JCOMPARE(r.body["id"], 11);
+    JCOMPARE(r.body["result"]["isError"], true);
+    JCOMPARE(r.body["result"]["structuredContent"]["reason"], "cancelled");
+    QCOMPARE(trustOf("did:agent:a"), trust);
+    QCOMPARE(lastReason(EventKind::Released, "did:agent:a"), std::string("abandoned"));
+    // A cancel after the answer went out changes nothing: the lease is the agent's.
+    store->autoCommit = true;
+    const json granted = client.tool("lock_acquire", {{"paths", {"lock:deploy"}}}, 12);
+    JCOMPARE(granted["structuredContent"]["ok"], true);
+    (void)client.post({{"jsonrpc", "2.0"},
+                       {"method", "notifications/cancelled"},
+                       {"params", {{"requestId", 12}}}});
+    QCOMPARE(s->host->engine().leaseCount(), 1u);
+}
+
+void TstStoreFaults::anMcpSessionEndedBeforeDurableLeavesNoLease()
+{
+    store->autoCommit = true;
+    McpClient client(*s, kKeyA);
+    QCOMPARE(client.initialize().status, 200);
+    store->autoCommit = false;
+    QNetworkReply *pending = client.start(
+        "tools/call", {{"name", "lock_acquire"}, {"arguments", {{"paths", {"lock:deploy"}}}}}, 5);
+    QVERIFY(leasesBecome(1));
+    QNetworkReply *bye = client.send("DELETE", {});
+    QVERIFY(leasesBecome(0));
+    store->commitAll();
+    QCOMPARE(ServiceFixture::finish(bye).status, 204);
+    JCOMPARE(ServiceFixture::finish(pending).body["result"]["structuredContent"]["reason"],
+             "cancelled");
+    QCOMPARE(lastReason(EventKind::Released, "did:agent:a"), std::string("abandoned"));
 }
 
 void TstStoreFaults::aHandlerThatThrowsAnswers500()
