@@ -3,6 +3,8 @@
 // bound, grants are refused while the disk is full and work again once it has room, and a fresh
 // agent gets its lease however many connections others hold open.
 
+#include "leaseholdprocess.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -48,6 +50,8 @@ private:
     static quint16 start(QProcess &process, const QString &dataDir, const json &config);
     static Answer call(quint16 port, const QByteArray &method, const QByteArray &path,
                        const json &body = nullptr);
+    // A number /metrics reports, or -1.
+    static int gauge(quint16 port, const char *name);
 };
 
 void TstFaults::initTestCase()
@@ -68,19 +72,20 @@ quint16 TstFaults::start(QProcess &process, const QString &dataDir, const json &
     file.write(QByteArray::fromStdString(config.dump()));
     file.close();
     process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    process.start(
-        QStringLiteral(LEASEHOLD_BINARY),
+    return leasehold::test::startLeasehold(
+        process,
         {"--headless", "--open", "--port", "0", "--data-dir", dataDir, "--config", configPath});
-    if (!process.waitForStarted(10'000))
-        return 0;
-    while (!process.canReadLine()) {
-        if (!process.waitForReadyRead(10'000))
-            return 0;
-    }
-    const QByteArray line = process.readLine().trimmed();
-    if (!line.startsWith("listening http://127.0.0.1:"))
-        return 0;
-    return static_cast<quint16>(line.mid(line.lastIndexOf(':') + 1).toUInt());
+}
+
+int TstFaults::gauge(quint16 port, const char *name)
+{
+    const QByteArray raw = call(port, "GET", "/metrics").raw;
+    const QByteArray key = QByteArray("\n") + name + ' ';
+    const qsizetype at = raw.indexOf(key);
+    if (at < 0)
+        return -1;
+    const qsizetype from = at + key.size();
+    return raw.mid(from, raw.indexOf('\n', from) - from).toInt();
 }
 
 Answer TstFaults::call(quint16 port, const QByteArray &method, const QByteArray &path,
@@ -250,13 +255,9 @@ void TstFaults::idleAndHalfSentConnectionsDoNotLockOutAnAgent()
         if (socket->state() != QAbstractSocket::UnconnectedState)
             QVERIFY(socket->waitForDisconnected(10'000));
     }
-    const Answer metrics = call(port, "GET", "/metrics");
-    QCOMPARE(metrics.status, 200);
-    QVERIFY(metrics.raw.contains("leasehold_requests_timed_out_total 200\n"));
+    QCOMPARE(gauge(port, "leasehold_requests_timed_out_total"), 200);
     // The 200 half-sent and the fresh agent each closed one idle connection.
-    const QByteArray name = "\nleasehold_connections_evicted_total ";
-    const qsizetype at = metrics.raw.indexOf(name) + name.size();
-    const int evicted = metrics.raw.mid(at, metrics.raw.indexOf('\n', at) - at).toInt();
+    const int evicted = gauge(port, "leasehold_connections_evicted_total");
     QVERIFY2(evicted >= 201, qPrintable(QString::number(evicted)));
 
     server.terminate();
@@ -273,12 +274,6 @@ void TstFaults::aParkedConnectionIsServedAndItsCloseNoticed()
     QProcess server;
     const quint16 port = start(server, data, {{"parkAfterMs", 100}});
     QVERIFY(port != 0);
-    auto gauge = [port](const char *name) {
-        const QByteArray raw = call(port, "GET", "/metrics").raw;
-        const QByteArray key = QByteArray("\n") + name + ' ';
-        const qsizetype at = raw.indexOf(key) + key.size();
-        return raw.mid(at, raw.indexOf('\n', at) - at).toInt();
-    };
     auto ask = [](QTcpSocket &socket, const QByteArray &agent) {
         const QByteArray body =
             R"({"actorDid":")" + agent + R"(","resource":"lock:)" + agent + R"("})";
@@ -299,14 +294,14 @@ void TstFaults::aParkedConnectionIsServedAndItsCloseNoticed()
     QVERIFY(keepAlive.waitForConnected(5'000));
     QVERIFY(ask(keepAlive, "a").startsWith("HTTP/1.1 200"));
     // Idle past parkAfterMs: parked (the /metrics probe's own connection is not yet idle).
-    QTRY_COMPARE_WITH_TIMEOUT(gauge("leasehold_parked_connections"), 1, 10'000);
+    QTRY_COMPARE_WITH_TIMEOUT(gauge(port, "leasehold_parked_connections"), 1, 10'000);
     // The same connection's next request is served as if nothing happened.
     QVERIFY(ask(keepAlive, "b").startsWith("HTTP/1.1 200"));
-    QTRY_COMPARE_WITH_TIMEOUT(gauge("leasehold_parked_connections"), 1, 10'000);
+    QTRY_COMPARE_WITH_TIMEOUT(gauge(port, "leasehold_parked_connections"), 1, 10'000);
     // A parked connection that the client closes is let go.
     keepAlive.disconnectFromHost();
-    QTRY_COMPARE_WITH_TIMEOUT(gauge("leasehold_open_connections"), 1, 10'000); // the probe's
-    QCOMPARE(gauge("leasehold_parked_connections"), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(gauge(port, "leasehold_open_connections"), 1, 10'000); // the probe's
+    QCOMPARE(gauge(port, "leasehold_parked_connections"), 0);
 
     server.terminate();
     QVERIFY(server.waitForFinished(15'000));

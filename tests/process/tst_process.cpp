@@ -1,6 +1,8 @@
 // The leasehold binary as an operator runs it: flags, the listening line, exit codes, keys
 // from the data directory, and a graceful stop on SIGTERM that answers waits in flight.
 
+#include "leaseholdprocess.h"
+
 #include <QProcess>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -28,18 +30,8 @@ private:
 
 quint16 TstProcess::startServer(QProcess &process, const QStringList &extra, QTemporaryDir &dir)
 {
-    process.start(QStringLiteral(LEASEHOLD_BINARY),
-                  QStringList{"--headless", "--port", "0", "--data-dir", dir.path()} + extra);
-    if (!process.waitForStarted(10'000))
-        return 0;
-    while (!process.canReadLine()) {
-        if (!process.waitForReadyRead(10'000))
-            return 0;
-    }
-    const QByteArray line = process.readLine().trimmed();
-    if (!line.startsWith("listening http://127.0.0.1:"))
-        return 0;
-    return static_cast<quint16>(line.mid(line.lastIndexOf(':') + 1).toUInt());
+    return leasehold::test::startLeasehold(
+        process, QStringList{"--headless", "--port", "0", "--data-dir", dir.path()} + extra);
 }
 
 QByteArray TstProcess::request(quint16 port, const QByteArray &raw, bool waitForAnswer)

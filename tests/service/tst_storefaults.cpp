@@ -61,6 +61,19 @@ private:
         return reason;
     }
 
+    // A lock_acquire over MCP that was granted and whose answer now waits for the disk.
+    QNetworkReply *grantedAwaitingDisk(McpClient &client, int id)
+    {
+        store->autoCommit = true;
+        if (client.initialize().status != 200)
+            return nullptr;
+        store->autoCommit = false;
+        QNetworkReply *pending = client.start(
+            "tools/call", {{"name", "lock_acquire"}, {"arguments", {{"paths", {"lock:deploy"}}}}},
+            id);
+        return leasesBecome(1) ? pending : nullptr;
+    }
+
     std::unique_ptr<ServiceFixture> s;
     std::unique_ptr<FakeStore> store;
 };
@@ -296,13 +309,9 @@ void TstStoreFaults::mcpCallsAreToldTheStoreIsUnavailable()
 
 void TstStoreFaults::anMcpRequestCancelledBeforeDurableLeavesNoLease()
 {
-    store->autoCommit = true;
     McpClient client(*s, kKeyA);
-    QCOMPARE(client.initialize().status, 200);
-    store->autoCommit = false;
-    QNetworkReply *pending = client.start(
-        "tools/call", {{"name", "lock_acquire"}, {"arguments", {{"paths", {"lock:deploy"}}}}}, 11);
-    QVERIFY(leasesBecome(1)); // granted; its answer waits for the disk
+    QNetworkReply *pending = grantedAwaitingDisk(client, 11);
+    QVERIFY(pending);
     const double trust = trustOf("did:agent:a");
     // The client gives up on the call (its SDK will ignore the answer from now on).
     QNetworkReply *cancel = client.send(
@@ -329,13 +338,9 @@ void TstStoreFaults::anMcpRequestCancelledBeforeDurableLeavesNoLease()
 
 void TstStoreFaults::anMcpSessionEndedBeforeDurableLeavesNoLease()
 {
-    store->autoCommit = true;
     McpClient client(*s, kKeyA);
-    QCOMPARE(client.initialize().status, 200);
-    store->autoCommit = false;
-    QNetworkReply *pending = client.start(
-        "tools/call", {{"name", "lock_acquire"}, {"arguments", {{"paths", {"lock:deploy"}}}}}, 5);
-    QVERIFY(leasesBecome(1));
+    QNetworkReply *pending = grantedAwaitingDisk(client, 5);
+    QVERIFY(pending);
     QNetworkReply *bye = client.send("DELETE", {});
     QVERIFY(leasesBecome(0));
     store->commitAll();
