@@ -15,7 +15,7 @@ inline quint16 startLeasehold(QProcess &process, const QStringList &arguments)
     if (!process.waitForStarted(10'000))
         return 0;
     while (!process.canReadLine()) {
-        if (!process.waitForReadyRead(10'000))
+        if (!process.waitForReadyRead(20'000)) // restoring a large database takes a while
             return 0;
     }
     const QByteArray line = process.readLine().trimmed();

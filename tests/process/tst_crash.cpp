@@ -6,6 +6,8 @@
 // tokens, issued if not acknowledged, count as used too. Replay a run with LEASEHOLD_SEED;
 // LEASEHOLD_CRASH_CYCLES sets how many kills (default 25).
 
+#include "leaseholdprocess.h"
+
 #include <QEventLoop>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -52,17 +54,8 @@ private:
 
 quint16 TstCrash::start(QProcess &process)
 {
-    process.start(QStringLiteral(LEASEHOLD_BINARY),
-                  {"--headless", "--open", "--port", "0", "--data-dir", m_data.path()});
-    if (!process.waitForStarted(10'000))
-        return 0;
-    while (!process.canReadLine()) {
-        if (!process.waitForReadyRead(20'000))
-            return 0;
-    }
-    const QByteArray line = process.readLine().trimmed();
-    return line.startsWith("listening ") ? quint16(line.mid(line.lastIndexOf(':') + 1).toUInt())
-                                         : 0;
+    return leasehold::test::startLeasehold(
+        process, {"--headless", "--open", "--port", "0", "--data-dir", m_data.path()});
 }
 
 QNetworkReply *TstCrash::send(const QByteArray &method, const QString &path, const json &body)
