@@ -425,7 +425,8 @@ LeaseResult LeaseEngine::renew(const std::string &actor, const ResourceName &res
         settle();
         return *refusal;
     }
-    l->ttlMs = clampTtl(ttlMs);
+    if (ttlMs) // without one, the lease keeps its own (a 300 s lock stays a 300 s lock)
+        l->ttlMs = clampTtl(ttlMs);
     l->expiresAt = now + l->ttlMs;
     m_deadlines.schedule(l, l->expiresAt);
     LeaseInfo info = describe(*l);

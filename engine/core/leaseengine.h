@@ -69,6 +69,7 @@ public:
     // the current lease on each named resource.
     ReleaseResult release(const std::string &actor, const std::vector<ResourceName> &resources,
                           const std::string &leaseId = {});
+    // Extends a held lease by `ttlMs` from now, or by its own TTL when none is given.
     LeaseResult renew(const std::string &actor, const ResourceName &resource,
                       const std::string &leaseId, std::optional<std::int64_t> ttlMs = {});
     PinResult pin(const std::string &actor, const std::string &leaseId);

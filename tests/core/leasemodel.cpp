@@ -212,6 +212,7 @@ void LeaseModel::commit(TimeMs now, const std::string &agent, const std::vector<
                 own->mode = mode;
             }
             own->expiresAt = now + ttl;
+            own->ttl = ttl;
         } else {
             MLease l;
             l.resource = res[i];
@@ -221,6 +222,7 @@ void LeaseModel::commit(TimeMs now, const std::string &agent, const std::vector<
             l.token = m_nextToken++;
             l.grantedAt = now;
             l.expiresAt = now + ttl;
+            l.ttl = ttl;
             m_leases.push_back(l);
         }
         m_wants.erase({agent, res[i].canonical()});
@@ -358,7 +360,9 @@ MOutcome LeaseModel::renew(TimeMs now, const std::string &agent, const ResourceN
     else if (!l || (!leaseId.empty() && l->id != leaseId))
         out.reason = RefusalReason::StaleLease;
     else {
-        l->expiresAt = now + std::clamp<std::int64_t>(ttl.value_or(30'000), 1'000, 3'600'000);
+        if (ttl)
+            l->ttl = std::clamp<std::int64_t>(*ttl, 1'000, 3'600'000);
+        l->expiresAt = now + l->ttl;
         out.kind = MOutcome::Granted;
     }
     return out;

@@ -26,6 +26,7 @@ struct MLease
     std::uint64_t token = 0;
     TimeMs grantedAt = 0;
     TimeMs expiresAt = 0;
+    std::int64_t ttl = 0;
     int pins = 0;
     int pending = -1; // -1 none, else 0 release, 1 expiry, 2 admin
 };

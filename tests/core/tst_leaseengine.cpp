@@ -353,6 +353,11 @@ void TstLeaseEngine::renewExtendsOrRefuses()
              RefusalReason::StaleLease);
     QCOMPARE(std::get<Refusal>(m_engine->renew("b", name("lock:x"), {})).reason,
              RefusalReason::NotHeld);
+    // Without a TTL the lease keeps the one it has: 40 s from now, not the default 30 s.
+    m_clock.advance(10'000);
+    const auto kept = m_engine->renew("a", name("lock:x"), id);
+    QCOMPARE(std::get<LeaseInfo>(kept).ttlMs, std::int64_t(40'000));
+    QCOMPARE(std::get<LeaseInfo>(kept).expiresAt, m_clock.nowMs() + 40'000);
     m_clock.advance(40'000);
     m_engine->expireDue();
     QCOMPARE(std::get<Refusal>(m_engine->renew("a", name("lock:x"), id)).reason,
