@@ -7,6 +7,7 @@
 
 #include <QTest>
 
+#include <limits>
 #include <random>
 
 using namespace leasehold;
@@ -43,9 +44,17 @@ struct Driver
         return c;
     }
 
+    // Uniform in [0, n), by rejection from mt19937_64's raw output, whose sequence the standard
+    // fixes: the same on every standard library, so a printed seed always replays
+    // (std::uniform_int_distribution's algorithm is left to each library).
     std::size_t pick(std::size_t n)
     {
-        return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+        constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+        const std::uint64_t limit = kMax - kMax % n;
+        std::uint64_t x = rng();
+        while (x >= limit)
+            x = rng();
+        return std::size_t(x % n);
     }
     bool chance(int percent) { return pick(100) < std::size_t(percent); }
 
