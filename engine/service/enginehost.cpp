@@ -162,13 +162,20 @@ std::vector<LedgerEvent> EngineHost::ledger(std::uint64_t since, std::size_t lim
         if (!out.empty())
             since = out.back().seq;
     }
-    auto it = std::upper_bound(m_ledger.begin(), m_ledger.end(), since,
-                               [](std::uint64_t s, const LedgerEvent &e) { return s < e.seq; });
-    for (; it != m_ledger.end() && out.size() < limit; ++it) {
-        if (filter.matches(*it))
-            out.push_back(*it);
-    }
+    continueFromRing(out, since, limit, filter);
     return out;
+}
+
+void EngineHost::continueFromRing(std::vector<LedgerEvent> &page, std::uint64_t since,
+                                  std::size_t limit, const LedgerFilter &filter) const
+{
+    const std::uint64_t after = page.empty() ? since : page.back().seq;
+    auto it = std::upper_bound(m_ledger.begin(), m_ledger.end(), after,
+                               [](std::uint64_t s, const LedgerEvent &e) { return s < e.seq; });
+    for (; it != m_ledger.end() && page.size() < limit; ++it) {
+        if (filter.matches(*it))
+            page.push_back(*it);
+    }
 }
 
 void EngineHost::readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
@@ -183,15 +190,7 @@ void EngineHost::readLedger(std::uint64_t since, std::size_t limit, const Ledger
             QMetaObject::invokeMethod(
                 this,
                 [this, since, limit, filter, done, page = std::move(page)]() mutable {
-                    if (page.size() < limit) {
-                        const std::uint64_t after = page.empty() ? since : page.back().seq;
-                        auto it = std::upper_bound(
-                            m_ledger.begin(), m_ledger.end(), after,
-                            [](std::uint64_t s, const LedgerEvent &e) { return s < e.seq; });
-                        for (; it != m_ledger.end() && page.size() < limit; ++it)
-                            if (filter.matches(*it))
-                                page.push_back(*it);
-                    }
+                    continueFromRing(page, since, limit, filter);
                     done(std::move(page));
                 },
                 Qt::QueuedConnection);
@@ -294,10 +293,11 @@ void EngineHost::setStoreHealth(const StoreHealth &reported, bool unresponsive)
         return;
     const bool wasOk = m_health.ok();
     m_health = health;
-    if (wasOk != health.ok())
-        qCInfo(lcService) << (health.ok() ? "store healthy again: granting" : "store unavailable:")
-                          << (health.ok() ? "" : health.phrase())
-                          << (health.ok() ? "" : "- new grants are refused until it recovers");
+    if (wasOk && !health.ok())
+        qCInfo(lcService) << "store unavailable:" << health.phrase()
+                          << "- new grants are refused until it recovers";
+    else if (!wasOk && health.ok())
+        qCInfo(lcService) << "store healthy again: granting";
     run([&](LeaseEngine &e) { e.setStoreAvailable(health.ok(), health.phrase()); });
     if (!health.ok())
         failDurableWaiters();

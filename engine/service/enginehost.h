@@ -157,6 +157,10 @@ private:
     void durable(std::uint64_t ticket);
     // The store's own report, or the host's verdict (`unresponsive`); acts on the change.
     void setStoreHealth(const StoreHealth &reported, bool unresponsive);
+    // Appends to `page` the ring's events after its last one (or after `since`) that match
+    // `filter`, up to `limit` in all: where a page read from the store continues.
+    void continueFromRing(std::vector<LedgerEvent> &page, std::uint64_t since, std::size_t limit,
+                          const LedgerFilter &filter) const;
     // Answers every change waiting for durability with `false`.
     void failDurableWaiters();
     // Hands the current call's operations to the store as one submission.

@@ -259,11 +259,7 @@ bool GuardedTcpServer::evictOne()
     // Full: the connection idle longest makes room (its client reconnects when it needs to; an
     // agent with a request under way is never the one closed). Parked ones are idle longest.
     if (!m_parked.empty()) {
-        const Parked oldest = m_parked.front();
-        epoll_ctl(m_epoll, EPOLL_CTL_DEL, oldest.fd, nullptr);
-        m_parkedByFd.erase(oldest.fd);
-        m_parked.pop_front();
-        ::close(oldest.fd);
+        ::close(unpark(m_parked.begin()));
         ++m_evicted;
         return true;
     }
@@ -317,13 +313,10 @@ void GuardedTcpServer::unparkReady()
     epoll_event events[64];
     const int n = epoll_wait(m_epoll, events, 64, 0);
     for (int i = 0; i < n; ++i) {
-        const int fd = events[i].data.fd;
-        auto it = m_parkedByFd.find(fd);
+        auto it = m_parkedByFd.find(events[i].data.fd);
         if (it == m_parkedByFd.end())
             continue;
-        epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
-        m_parked.erase(it->second);
-        m_parkedByFd.erase(it);
+        const int fd = unpark(it->second);
         // Its next request (or its goodbye) arrived: back into the event loop as a connection.
         auto *socket = new QTcpSocket(this);
         if (!socket->setSocketDescriptor(fd)) {
@@ -337,17 +330,21 @@ void GuardedTcpServer::unparkReady()
         emit newConnection();
 }
 
+int GuardedTcpServer::unpark(std::list<Parked>::iterator parked)
+{
+    const int fd = parked->fd;
+    epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
+    m_parkedByFd.erase(fd);
+    m_parked.erase(parked);
+    return fd;
+}
+
 void GuardedTcpServer::sweepParked()
 {
     const qint64 now = m_clock.elapsed();
     const qint64 limit = m_limits.idleTimeoutMs - m_limits.parkAfterMs;
-    while (!m_parked.empty() && now - m_parked.front().since >= limit) {
-        const int fd = m_parked.front().fd;
-        epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
-        m_parkedByFd.erase(fd);
-        m_parked.pop_front();
-        ::close(fd);
-    }
+    while (!m_parked.empty() && now - m_parked.front().since >= limit)
+        ::close(unpark(m_parked.begin()));
     if (m_parked.empty())
         m_sweep->stop();
 }

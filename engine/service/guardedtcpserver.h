@@ -75,6 +75,9 @@ private:
         int fd;
         qint64 since; // ms on m_clock
     };
+    // Takes a parked connection out of the epoll set and the lists; returns its descriptor,
+    // which the caller now owns (to close, or to serve again).
+    int unpark(std::list<Parked>::iterator parked);
     // Called by the guards as their connection changes between idle and busy.
     void becameIdle(ConnectionGuard *guard);
     void becameBusy(ConnectionGuard *guard);

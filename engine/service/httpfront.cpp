@@ -74,6 +74,18 @@ QByteArray reasonPhrase(int status)
     }
 }
 
+// What an exception says, whatever was thrown.
+std::string describeException(std::exception_ptr thrown)
+{
+    try {
+        std::rethrow_exception(thrown);
+    } catch (const std::exception &e) {
+        return e.what();
+    } catch (...) {
+        return "an exception of unknown type";
+    }
+}
+
 } // namespace
 
 HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *parent)
@@ -301,11 +313,9 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
                 m_mcp->handle(call, respond, deferral);
             else
                 m_api->dispatch(call, respond, deferral);
-        } catch (const std::exception &e) {
-            qCCritical(lcHttp) << "internal error serving" << call.method << call.path << e.what();
-            respond(RestApi::problem(500, "internal", "an internal error; it was logged"));
         } catch (...) {
-            qCCritical(lcHttp) << "internal error serving" << call.method << call.path;
+            qCCritical(lcHttp) << "internal error serving" << call.method << call.path
+                               << describeException(std::current_exception()).c_str();
             respond(RestApi::problem(500, "internal", "an internal error; it was logged"));
         }
     }

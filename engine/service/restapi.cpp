@@ -34,6 +34,16 @@ HttpReply RestApi::problem(int status, const char *reason, const std::string &er
     return r;
 }
 
+void RestApi::answerFromWorker(EngineHost &host, std::function<HttpReply()> work,
+                               const Respond &respond)
+{
+    QThreadPool::globalInstance()->start([engine = &host, work = std::move(work), respond] {
+        HttpReply reply = work();
+        QMetaObject::invokeMethod(
+            engine, [respond, reply = std::move(reply)] { respond(reply); }, Qt::QueuedConnection);
+    });
+}
+
 HttpReply RestApi::storeUnavailable(const StoreHealth &health)
 {
     HttpReply r = problem(503, "store_unavailable",
@@ -80,13 +90,14 @@ RestApi::RestApi(EngineHost &host, bool open, QString version)
         [this](const RestCall &, const Respond &r, Deferral &) {
             // The shared snapshot, encoded on a worker: however many leases are live, the
             // engine thread pays for one snapshot per change at most.
-            EngineHost *engine = &m_host;
-            QThreadPool::globalInstance()->start([engine, r, snapshot = m_host.sharedSnapshot()] {
-                HttpReply reply;
-                reply.body = toJson(*snapshot);
-                QMetaObject::invokeMethod(
-                    engine, [r, reply = std::move(reply)] { r(reply); }, Qt::QueuedConnection);
-            });
+            answerFromWorker(
+                m_host,
+                [snapshot = m_host.sharedSnapshot()] {
+                    HttpReply reply;
+                    reply.body = toJson(*snapshot);
+                    return reply;
+                },
+                r);
         });
     add("GET", base("/ledger"), Access::Reader, "Ledger events after a sequence number",
         [this](const RestCall &c, const Respond &r, Deferral &) { ledger(c, r); });

@@ -84,6 +84,10 @@ public:
     static HttpReply invalid(const std::string &error);
     static HttpReply refusal(const Refusal &refusal);
     static HttpReply problem(int status, const char *reason, const std::string &error);
+    // Builds the answer with `work` on a worker thread and hands it to `respond` back on the
+    // engine thread (`host`'s): for answers that are costly to encode (snapshots, exports).
+    static void answerFromWorker(EngineHost &host, std::function<HttpReply()> work,
+                                 const Respond &respond);
     // 503 store_unavailable with Retry-After, saying what the store's trouble is.
     static HttpReply storeUnavailable(const StoreHealth &health);
 

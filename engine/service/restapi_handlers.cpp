@@ -6,8 +6,6 @@
 #include "ledgerformat.h"
 #include "restapi.h"
 
-#include <QThreadPool>
-
 namespace leasehold {
 
 using nlohmann::json;
@@ -210,12 +208,12 @@ void RestApi::ledger(const RestCall &call, const Respond &respond, bool exportAl
     m_host.readLedger(
         *since, *limit, filter,
         [host, respond, exportAll, csv, from = *since](std::vector<LedgerEvent> events) {
-            QThreadPool::globalInstance()->start([=, events = std::move(events)] {
-                HttpReply reply = ledgerReply(events, from, exportAll, csv);
-                QMetaObject::invokeMethod(
-                    host, [respond, reply = std::move(reply)] { respond(reply); },
-                    Qt::QueuedConnection);
-            });
+            answerFromWorker(
+                *host,
+                [events = std::move(events), from, exportAll, csv] {
+                    return ledgerReply(events, from, exportAll, csv);
+                },
+                respond);
         });
 }
 

@@ -52,6 +52,10 @@ private:
                        const json &body = nullptr);
     // A number /metrics reports, or -1.
     static int gauge(quint16 port, const char *name);
+    // A data directory inside `dir` (empty when it cannot be made).
+    static QString dataDir(const QTemporaryDir &dir);
+    // SIGTERM, then a clean exit 0 within 15 s.
+    static bool stopsCleanly(QProcess &server);
 };
 
 void TstFaults::initTestCase()
@@ -75,6 +79,19 @@ quint16 TstFaults::start(QProcess &process, const QString &dataDir, const json &
     return leasehold::test::startLeasehold(
         process,
         {"--headless", "--open", "--port", "0", "--data-dir", dataDir, "--config", configPath});
+}
+
+QString TstFaults::dataDir(const QTemporaryDir &dir)
+{
+    const QString data = dir.filePath(QStringLiteral("data"));
+    return dir.isValid() && QDir().mkpath(data) ? data : QString();
+}
+
+bool TstFaults::stopsCleanly(QProcess &server)
+{
+    server.terminate();
+    return server.waitForFinished(15'000) && server.exitStatus() == QProcess::NormalExit &&
+           server.exitCode() == 0;
 }
 
 int TstFaults::gauge(quint16 port, const char *name)
@@ -120,9 +137,8 @@ Answer TstFaults::call(quint16 port, const QByteArray &method, const QByteArray 
 void TstFaults::aFullDiskRefusesGrantsAndRecovers()
 {
     QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString data = dir.filePath(QStringLiteral("data"));
-    QVERIFY(QDir().mkpath(data));
+    const QString data = dataDir(dir);
+    QVERIFY(!data.isEmpty());
     if (geteuid() != 0)
         QSKIP("mounting a small tmpfs needs root; the same faults are covered by tst_sqlitefaults");
     if (::mount("tmpfs", data.toUtf8().constData(), "tmpfs", 0, "size=6m") != 0)
@@ -190,31 +206,33 @@ void TstFaults::aFullDiskRefusesGrantsAndRecovers()
 
     // Room again: the writer's next commit succeeds and grants resume, with no restart.
     QVERIFY(QFile::remove(filler.fileName()));
-    Answer again;
-    for (int i = 0; i < 200 && again.status != 200; ++i) {
-        again = call(port, "POST", kLease, {{"actorDid", "did:agent:b"}, {"resource", "lock:b"}});
-        QVERIFY(again.status == 200 || again.status == 503);
-        if (again.status != 200)
-            QTest::qWait(50); // the writer's back-off; each try is a real request
-    }
-    QCOMPARE(again.status, 200);
+    // Each try is a real request; the writer's back-off (at most 1 s) decides when one succeeds.
+    // Until then every answer is a refusal, never anything else.
+    int unexpected = 0;
+    auto tryLease = [&] {
+        const int status =
+            call(port, "POST", kLease, {{"actorDid", "did:agent:b"}, {"resource", "lock:b"}})
+                .status;
+        if (status != 200 && status != 503)
+            unexpected = status;
+        return status;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(tryLease(), 200, 15'000);
+    QCOMPARE(unexpected, 0);
     QCOMPARE(call(port, "GET", "/healthz").status, 200);
     // Nothing granted behind a refused answer was left: only b's lease is live.
     const Answer status = call(port, "GET", "/api/v1/acp/coordination/status");
     QVERIFY2(status.body["leases"].size() == 1, status.raw.constData());
     QVERIFY(status.body["leases"][0]["holder"] == "did:agent:b");
 
-    server.terminate();
-    QVERIFY(server.waitForFinished(15'000));
-    QCOMPARE(server.exitCode(), 0);
+    QVERIFY(stopsCleanly(server));
 }
 
 void TstFaults::idleAndHalfSentConnectionsDoNotLockOutAnAgent()
 {
     QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString data = dir.filePath(QStringLiteral("data"));
-    QVERIFY(QDir().mkpath(data));
+    const QString data = dataDir(dir);
+    QVERIFY(!data.isEmpty());
     QProcess server;
     const quint16 port = start(server, data, {{"maxConnections", 2000}, {"headTimeoutMs", 1000}});
     QVERIFY(port != 0);
@@ -260,17 +278,14 @@ void TstFaults::idleAndHalfSentConnectionsDoNotLockOutAnAgent()
     const int evicted = gauge(port, "leasehold_connections_evicted_total");
     QVERIFY2(evicted >= 201, qPrintable(QString::number(evicted)));
 
-    server.terminate();
-    QVERIFY(server.waitForFinished(15'000));
-    QCOMPARE(server.exitCode(), 0);
+    QVERIFY(stopsCleanly(server));
 }
 
 void TstFaults::aParkedConnectionIsServedAndItsCloseNoticed()
 {
     QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString data = dir.filePath(QStringLiteral("data"));
-    QVERIFY(QDir().mkpath(data));
+    const QString data = dataDir(dir);
+    QVERIFY(!data.isEmpty());
     QProcess server;
     const quint16 port = start(server, data, {{"parkAfterMs", 100}});
     QVERIFY(port != 0);
@@ -303,9 +318,7 @@ void TstFaults::aParkedConnectionIsServedAndItsCloseNoticed()
     QTRY_COMPARE_WITH_TIMEOUT(gauge(port, "leasehold_open_connections"), 1, 10'000); // the probe's
     QCOMPARE(gauge(port, "leasehold_parked_connections"), 0);
 
-    server.terminate();
-    QVERIFY(server.waitForFinished(15'000));
-    QCOMPARE(server.exitCode(), 0);
+    QVERIFY(stopsCleanly(server));
 }
 
 QTEST_GUILESS_MAIN(TstFaults)
