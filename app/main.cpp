@@ -1,20 +1,25 @@
 #include "completion.h"
 #include "ctl.h"
 #include "demotraffic.h"
-#include "enginelink.h"
-#include "enginethread.h"
-#include "mainwindow.h"
 #include "options.h"
 #include "service.h"
 #include "signalwatcher.h"
 #include "version.h"
 
-#include <QApplication>
-#include <QIcon>
+#include <QCoreApplication>
 #include <QTextStream>
 #include <QThread>
 
 #include <memory>
+
+#ifdef LEASEHOLD_GUI
+#include "enginelink.h"
+#include "enginethread.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QIcon>
+#endif
 
 namespace {
 
@@ -29,12 +34,14 @@ bool hasArgument(int argc, char *argv[], std::initializer_list<const char *> nam
     return false;
 }
 
+#ifdef LEASEHOLD_GUI
 bool displayAvailable()
 {
     return !qEnvironmentVariableIsEmpty("DISPLAY") ||
            !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
            !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
 }
+#endif
 
 void identify(QCoreApplication &app)
 {
@@ -97,6 +104,7 @@ int runHeadless(int argc, char *argv[])
     return QCoreApplication::exec();
 }
 
+#ifdef LEASEHOLD_GUI
 int runWindow(int argc, char *argv[])
 {
     QApplication app(argc, argv);
@@ -136,6 +144,7 @@ int runWindow(int argc, char *argv[])
     engine.stop();
     return code;
 }
+#endif
 
 } // namespace
 
@@ -160,10 +169,15 @@ int main(int argc, char *argv[])
         hasArgument(argc, argv, {"--help", "-h", "--help-all", "--version", "-v"});
     if (hasArgument(argc, argv, {"--headless"}) || informational)
         return runHeadless(argc, argv);
+#ifndef LEASEHOLD_GUI
+    QTextStream(stderr) << "leasehold: this build has no console window; running headless\n";
+    return runHeadless(argc, argv);
+#else
     if (!displayAvailable()) {
         QTextStream(stderr) << "leasehold: no display; running headless (the console needs X11 or "
                                "Wayland)\n";
         return runHeadless(argc, argv);
     }
     return runWindow(argc, argv);
+#endif
 }

@@ -1,6 +1,6 @@
 #include "ledgerformat.h"
 
-#include "jsonviews.h"
+#include "ledgerjson.h"
 
 namespace leasehold {
 

@@ -3,7 +3,7 @@
 // The one place engine values become JSON, shared by REST and MCP.
 
 #include "leasetypes.h"
-#include "ledgerevent.h"
+#include "ledgerjson.h"
 #include "snapshot.h"
 
 #include <nlohmann/json.hpp>
@@ -17,7 +17,6 @@ nlohmann::json toJson(const WaiterInfo &waiter);
 nlohmann::json toJson(const DeadlockPair &pair);
 nlohmann::json toJson(const WaitView &view);
 nlohmann::json toJson(const AgentView &view);
-nlohmann::json toJson(const LedgerEvent &event);
 nlohmann::json toJson(const Snapshot &snapshot);
 
 // A JSON array of toJson(item) for each item.
