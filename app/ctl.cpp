@@ -5,16 +5,16 @@
 
 #include "ctlclient.h"
 #include "ctlcommands.h"
+#include "keystore.h"
 #include "options.h"
 
 #include <QCommandLineParser>
 #include <QDir>
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
 #include <QTextStream>
+
+using namespace leasehold;
 
 namespace {
 
@@ -43,14 +43,12 @@ const std::vector<AppFlag> &flags()
 
 QString readAdminKey(const QString &dataDir)
 {
-    QFile file(QDir(dataDir).filePath(QStringLiteral("keys.json")));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    const QJsonArray keys =
-        QJsonDocument::fromJson(file.readAll()).object().value("keys").toArray();
-    for (const QJsonValue &k : keys) {
-        if (k.toObject().value("role").toString() == QLatin1String("admin"))
-            return k.toObject().value("key").toString();
+    QString error;
+    const auto entries =
+        KeyStore::readKeysFile(QDir(dataDir).filePath(QStringLiteral("keys.json")), &error);
+    for (const KeyFileEntry &e : entries.value_or(std::vector<KeyFileEntry>{})) {
+        if (e.identity.role == Role::Admin)
+            return QString::fromLatin1(e.key);
     }
     return {};
 }
@@ -114,12 +112,13 @@ int runCtl(const QStringList &arguments)
     // Where the instance is and which key to use: flags, environment, config, data directory.
     QJsonObject config;
     if (parser.isSet("config")) {
-        QFile file(parser.value("config"));
-        if (!file.open(QIODevice::ReadOnly)) {
-            err << "leasehold ctl: cannot read --config " << file.fileName() << "\n";
+        const std::optional<QJsonObject> read = readConfigFile(parser.value("config"));
+        if (!read) {
+            err << "leasehold ctl: --config " << parser.value("config")
+                << ": not a readable JSON object\n";
             return int(CtlExit::Usage);
         }
-        config = QJsonDocument::fromJson(file.readAll()).object();
+        config = *read;
     }
     QString url = parser.value("url");
     if (url.isEmpty())

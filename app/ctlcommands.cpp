@@ -1,5 +1,6 @@
 #include "ctlcommands.h"
 
+#include "ledgerjson.h"
 #include "texttable.h"
 #include "wording.h"
 
@@ -10,6 +11,7 @@
 
 #include <csignal>
 
+using namespace leasehold;
 using nlohmann::json;
 
 namespace {
@@ -115,6 +117,12 @@ std::optional<CtlExit> CtlCommands::failure(const CtlClient::Reply &reply)
               << reply.networkError << "\n";
         return CtlExit::Unreachable;
     }
+    // A refusal says what it is; the table says whether it is the caller's doing.
+    if (const auto reason = reply.body.is_object() ? refusalFromName(reply.body.value("reason", ""))
+                                                   : std::nullopt) {
+        m_err << "leasehold ctl: " << why << "\n";
+        return *reason == RefusalReason::StoreUnavailable ? CtlExit::Degraded : CtlExit::Refused;
+    }
     if (reply.status == 401 || reply.status == 403) {
         m_err << "leasehold ctl: "
               << (reply.status == 401 ? "no valid key" : "this key may not do that")
@@ -135,18 +143,6 @@ std::optional<CtlExit> CtlCommands::failure(const CtlClient::Reply &reply)
 void CtlCommands::printJson(const json &value)
 {
     m_out << QString::fromStdString(value.dump(2)) << "\n";
-}
-
-QString CtlCommands::span(std::int64_t ms)
-{
-    if (ms < 0)
-        return QStringLiteral("-") + span(-ms);
-    const std::int64_t s = ms / 1000;
-    if (s < 60)
-        return QStringLiteral("%1s").arg(s);
-    if (s < 3600)
-        return QStringLiteral("%1m%2s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1h%2m").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
 }
 
 CtlExit CtlCommands::status()
@@ -204,8 +200,8 @@ CtlExit CtlCommands::holders()
     TextTable table({"RESOURCE", "HOLDER", "MODE", "TOKEN", "HELD", "EXPIRES IN", "LEASE"});
     for (const json &l : s.body["leases"])
         table.add({text(l["resource"]), text(l["holder"]), text(l["mode"]), text(l["token"]),
-                   span(now - l.value("grantedAt", now)), span(l.value("expiresAt", now) - now),
-                   text(l["leaseId"])});
+                   formatDuration(now - l.value("grantedAt", now)),
+                   formatDuration(l.value("expiresAt", now) - now), text(l["leaseId"])});
     m_out << table.render();
     return CtlExit::Ok;
 }
@@ -223,7 +219,8 @@ CtlExit CtlCommands::wait()
     TextTable table({"AGENT", "RESOURCE", "KIND", "WAITING FOR", "SINCE", "DEADLINE IN"});
     for (const json &x : w.body["waiters"])
         table.add({text(x["actorDid"]), text(x["resource"]), text(x["kind"]), text(x["holder"]),
-                   span(now - x.value("since", now)), span(x.value("deadline", now) - now)});
+                   formatDuration(now - x.value("since", now)),
+                   formatDuration(x.value("deadline", now) - now)});
     m_out << table.render();
     if (!w.body["deadlocks"].empty()) {
         TextTable pairs({"AGENT", "WANTS", "HELD BY", "WHO WANTS"});
@@ -312,7 +309,7 @@ CtlExit CtlCommands::ledger()
                 continue;
             }
             if (!printedHeader) {
-                m_out << "SEQ\tTIME\tKIND\tAGENT\tRESOURCE\tTOKEN\tREASON\n";
+                m_out << "SEQ\tTIME\tKIND\tAGENT\tRESOURCE\tTOKEN\tREASON\tDETAIL\n";
                 printedHeader = true;
             }
             QString kind = text(e["kind"]);
@@ -321,7 +318,8 @@ CtlExit CtlCommands::ledger()
                   << QDateTime::fromMSecsSinceEpoch(e.value("at", std::int64_t(0)))
                          .toString(QStringLiteral("HH:mm:ss.zzz"))
                   << '\t' << kind << '\t' << text(e["actorDid"]) << '\t' << text(e["resource"])
-                  << '\t' << text(e["token"]) << '\t' << text(e["reason"]) << '\n';
+                  << '\t' << text(e["token"]) << '\t' << text(e["reason"]) << '\t'
+                  << eventSummary(ledgerEventFromJson(e).value_or(LedgerEvent{})) << '\n';
         }
         m_out.flush();
         since = page.body.value("next", since);

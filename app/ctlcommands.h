@@ -32,7 +32,6 @@ private:
     std::optional<CtlExit> failure(const CtlClient::Reply &reply);
     void printJson(const nlohmann::json &value);
     // "4s", "3m12s", "2h05m": how far `ms` is, for tables.
-    static QString span(std::int64_t ms);
 
     CtlClient &m_client;
     const QCommandLineParser &m_parser;

@@ -40,6 +40,17 @@ void addFlags(QCommandLineParser &parser, const std::vector<AppFlag> &flags)
                              : QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help)));
 }
 
+std::optional<QJsonObject> readConfigFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll());
+    if (!doc.isObject())
+        return std::nullopt;
+    return doc.object();
+}
+
 ParsedOptions parseOptions(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -84,18 +95,14 @@ ParsedOptions parseOptions(const QStringList &arguments)
     AppOptions o;
     if (parser.isSet(config)) {
         // Settings from the config file first; flags given on the command line override them.
-        QFile file(parser.value(config));
-        QJsonParseError parseError;
-        const QJsonDocument doc = file.open(QIODevice::ReadOnly)
-                                      ? QJsonDocument::fromJson(file.readAll(), &parseError)
-                                      : QJsonDocument();
-        if (!doc.isObject()) {
+        const std::optional<QJsonObject> read = readConfigFile(parser.value(config));
+        if (!read) {
             QTextStream(stderr) << "leasehold: --config " << parser.value(config)
                                 << ": not a readable JSON object\n";
             result.exitCode = 2;
             return result;
         }
-        const QJsonObject c = doc.object();
+        const QJsonObject &c = *read;
         o.port = static_cast<quint16>(c.value(QStringLiteral("port")).toInt(o.port));
         o.bind = c.value(QStringLiteral("bind")).toString(o.bind);
         o.open = c.value(QStringLiteral("open")).toBool(false);

@@ -14,9 +14,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QHostAddress>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QStandardPaths>
 #include <QTextStream>
 
@@ -42,17 +39,8 @@ std::optional<KeyStore> dataDirKeys(const QString &dir, QString *error)
         *error = QStringLiteral("cannot create data directory %1").arg(dir);
         return std::nullopt;
     }
-    const QByteArray key = KeyStore::mintKey();
-    QJsonObject entry{
-        {"key", QString::fromLatin1(key)}, {"did", "did:op:admin"}, {"role", "admin"}};
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly)) {
-        *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    if (!KeyStore::createKeysFile(path, KeyStore::mintKey(), QStringLiteral("did:op:admin"), error))
         return std::nullopt;
-    }
-    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    file.write(QJsonDocument(QJsonObject{{"keys", QJsonArray{entry}}}).toJson());
-    file.close();
     QTextStream(stderr) << "leasehold: created an admin key for did:op:admin in " << path << "\n";
     return KeyStore::fromFile(path, error);
 }

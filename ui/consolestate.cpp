@@ -1,18 +1,11 @@
 #include "consolestate.h"
 
+#include "wording.h"
+
 #include <QObject>
 #include <QStringList>
 
 using namespace leasehold;
-
-namespace {
-
-QString detail(const LedgerEvent &e, const char *key)
-{
-    return QString::fromStdString(detailValue(e.detail, key));
-}
-
-} // namespace
 
 std::optional<Incident::Kind> incidentKind(const LedgerEvent &e)
 {
@@ -20,7 +13,7 @@ std::optional<Incident::Kind> incidentKind(const LedgerEvent &e)
         return Incident::Kind::Deadlock;
     if (e.kind == EventKind::Expired)
         return Incident::Kind::Expiry;
-    if (e.kind == EventKind::AdminSuspend && detailValue(e.detail, "suspended") == "true")
+    if (e.kind == EventKind::AdminSuspend && e.facts.suspended)
         return Incident::Kind::Suspension;
     return std::nullopt;
 }
@@ -55,22 +48,22 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
         const QString resource = QString::fromStdString(e.resource);
         switch (*kind) {
         case Incident::Kind::Deadlock: {
+            const std::vector<CycleStep> &cycle = e.facts.cycle;
             DeadlockRecord d{e.seq,
                              e.at,
                              agent,
                              resource,
-                             detail(e, "holder"),
-                             detail(e, "waiting_on"),
-                             detail(e, "cycle").split(',').join(" \u2192 ")};
-            if (!d.cycle.isEmpty())
-                d.cycle += " \u2192 " + d.cycle.section(QStringLiteral(" \u2192 "), 0, 0);
+                             QString::fromStdString(e.facts.holder),
+                             cycle.size() > 1 ? QString::fromStdString(cycle[1].resource)
+                                              : QString(),
+                             cyclePath(cycle)};
             m_deadlocks.push_back(d);
             if (m_deadlocks.size() > kDeadlockMemory)
                 m_deadlocks.pop_front();
             incidents.push_back({*kind, agent, resource,
-                                 QObject::tr("Deadlock refused: %1 asked for %2, held by %3, "
-                                             "who waits for %4")
-                                     .arg(agent, resource, d.holder, d.waitingOn),
+                                 QObject::tr("%1 asked for %2, held by %3; waiting would close "
+                                             "the cycle %4")
+                                     .arg(agent, resource, d.holder, d.cycle),
                                  e.at, e.seq});
             break;
         }
@@ -82,7 +75,7 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
                                  e.at, e.seq});
             break;
         case Incident::Kind::Suspension: {
-            const QString target = detail(e, "target");
+            const QString target = QString::fromStdString(e.facts.target);
             incidents.push_back({*kind,
                                  target,
                                  {},

@@ -2,6 +2,7 @@
 
 #include "consolestate.h"
 #include "snapshottablemodel.h"
+#include "wording.h"
 
 #include <QColor>
 #include <QDateTime>
@@ -85,8 +86,7 @@ QVariant LedgerModel::data(const QModelIndex &index, int role) const
             return qint64(e.at);
         if (role == Qt::ToolTipRole)
             return QDateTime::fromMSecsSinceEpoch(e.at).toString(Qt::ISODateWithMs);
-        return tr("%1 ago").arg(
-            SnapshotTableModel::humanDuration(std::max<std::int64_t>(0, m_now - e.at)));
+        return tr("%1 ago").arg(formatDuration(std::max<std::int64_t>(0, m_now - e.at)));
     case Kind:
         return raw ? QString::fromLatin1(eventKindName(e.kind)) : shortKind(e.kind);
     case Agent:
@@ -98,7 +98,7 @@ QVariant LedgerModel::data(const QModelIndex &index, int role) const
     case Reason:
         return QString::fromStdString(e.reason);
     case Detail:
-        return QString::fromStdString(e.detail);
+        return eventSummary(e);
     case ColumnCount:
         break;
     }

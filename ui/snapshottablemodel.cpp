@@ -1,9 +1,13 @@
 #include "snapshottablemodel.h"
 
+#include "wording.h"
+
 #include <QColor>
 #include <QDateTime>
 
 #include <cmath>
+
+using leasehold::formatDuration;
 
 SnapshotTableModel::SnapshotTableModel(std::vector<TableColumn> columns, QObject *parent)
     : QAbstractTableModel(parent)
@@ -176,16 +180,16 @@ QString SnapshotTableModel::display(const TableColumn &column, const QVariant &v
     case ColumnKind::Flag:
         return value.toBool() ? tr("yes") : QString();
     case ColumnKind::Duration:
-        return humanDuration(value.toLongLong());
+        return formatDuration(value.toLongLong());
     case ColumnKind::Since:
-        return value.toLongLong() > 0 ? tr("%1 ago").arg(humanDuration(
+        return value.toLongLong() > 0 ? tr("%1 ago").arg(formatDuration(
                                             std::max<std::int64_t>(0, m_now - value.toLongLong())))
                                       : QString();
     case ColumnKind::Until: {
         if (value.toLongLong() <= 0)
             return {};
         const std::int64_t left = value.toLongLong() - m_now;
-        return left >= 0 ? tr("in %1").arg(humanDuration(left)) : tr("due");
+        return left >= 0 ? tr("in %1").arg(formatDuration(left)) : tr("due");
     }
     }
     return value.toString();
@@ -195,16 +199,4 @@ QColor SnapshotTableModel::markColor(RowMark mark)
 {
     // Translucent, so they read on light and dark palettes alike.
     return mark == RowMark::Incident ? QColor(220, 60, 60, 70) : QColor(230, 170, 30, 60);
-}
-
-QString SnapshotTableModel::humanDuration(std::int64_t ms)
-{
-    if (ms < 1000)
-        return tr("%1 ms").arg(ms);
-    const std::int64_t s = ms / 1000;
-    if (s < 60)
-        return tr("%1 s").arg(s);
-    if (s < 3600)
-        return s % 60 ? tr("%1 min %2 s").arg(s / 60).arg(s % 60) : tr("%1 min").arg(s / 60);
-    return tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
 }

@@ -48,7 +48,6 @@ public:
     // The tint of a marked row (any table, the ledger's included).
     static QColor markColor(RowMark mark);
     // "12 s ago", "3 min", "1 h 4 min": for durations in milliseconds.
-    static QString humanDuration(std::int64_t ms);
 
 private:
     QString display(const TableColumn &column, const QVariant &value) const;

@@ -11,12 +11,6 @@ namespace leasehold {
 
 namespace {
 
-std::string secondsText(std::int64_t ms)
-{
-    const std::int64_t s = (std::max<std::int64_t>(ms, 0) + 999) / 1000;
-    return std::to_string(s) + " s";
-}
-
 const char *endReason(EndCause cause)
 {
     switch (cause) {
@@ -100,8 +94,9 @@ void LeaseEngine::recordGrant(const std::string &actor, const LeaseInfo &info, s
 {
     if (m_journal)
         m_journal->putLease(info);
-    recordEvent(EventKind::Granted, actor, info.resource, info.leaseId, info.token,
-                std::move(reason), "mode=" + std::string(modeName(info.mode)), info.ttlMs);
+    recordEvent(
+        EventKind::Granted, actor, info.resource, info.leaseId, info.token, std::move(reason),
+        [&](EventFacts &f) { f.mode = info.mode; }, info.ttlMs);
 }
 
 void LeaseEngine::journalAgent(const AgentRecord &a)
@@ -123,13 +118,45 @@ std::optional<LeaseEngine::Contention> LeaseEngine::findContention(const Request
     return std::nullopt;
 }
 
-Refusal LeaseEngine::simpleRefusal(RefusalReason reason, const std::string &resource,
-                                   std::string message) const
+Refusal LeaseEngine::simpleRefusal(RefusalReason reason, const std::string &resource) const
 {
     Refusal r;
     r.reason = reason;
     r.resource = resource;
-    r.message = std::move(message);
+    return r;
+}
+
+Refusal LeaseEngine::deadlockRefusal(const Request &req, const WaitCycle &cycle, TimeMs now) const
+{
+    // The requester would wait for waitingOn[0], which agents[1] holds or queues for; agents[1]
+    // waits for waitingOn[1], and so on round to the requester.
+    const AgentRecord *holder = cycle.agents[1];
+    const std::string &wanted = cycle.waitingOn[0];
+    Contention c;
+    for (std::size_t i = 0; i < req.resources.size(); ++i) {
+        if (req.resources[i].canonical() != wanted)
+            continue;
+        c.index = i;
+        for (const LeaseRecord *l : holder->held) {
+            if (l->resource.overlaps(req.resources[i])) {
+                c.lease = l;
+                break;
+            }
+        }
+        for (const Waiter *w : holder->parked) {
+            for (const ResourceName &n : w->resources)
+                c.waiter = !c.lease && !c.waiter && n.overlaps(req.resources[i]) ? w : c.waiter;
+        }
+    }
+    Refusal r;
+    if (c.lease || c.waiter)
+        r = contentionRefusal(c, now);
+    r.reason = RefusalReason::Deadlock;
+    r.resource = wanted;
+    r.holder = holder->did;
+    r.waitingOn = cycle.waitingOn[1];
+    for (std::size_t i = 0; i < cycle.agents.size(); ++i)
+        r.cycle.push_back({cycle.agents[i]->did, cycle.waitingOn[i]});
     return r;
 }
 
@@ -176,28 +203,19 @@ AcquireResult LeaseEngine::acquire(const AcquireRequest &request)
 
     auto refuse = [&](Refusal r) -> AcquireResult {
         countRefusal(r);
-        std::string detail = r.holder.empty() ? "" : "holder=" + r.holder;
-        if (r.reason == RefusalReason::Deadlock) {
-            // The console's deadlock view reads the whole cycle back from the ledger.
-            detail += " waiting_on=" + r.waitingOn + " cycle=";
-            for (std::size_t i = 0; i < r.cycle.size(); ++i)
-                detail += (i ? "," : "") + r.cycle[i];
-        }
-        recordEvent(EventKind::Refused, request.actor, r.resource, r.leaseId, 0,
-                    std::string(refusalName(r.reason)), std::move(detail));
+        recordRefusal(request.actor, r, "acquire", request.mode);
         settle();
         return r;
     };
     if (m_paused)
-        return refuse(simpleRefusal(RefusalReason::Paused, first,
-                                    "admissions are paused by an operator; try again later"));
+        return refuse(simpleRefusal(RefusalReason::Paused, first));
     if (req.agent->suspended)
-        return refuse(simpleRefusal(RefusalReason::Suspended, first,
-                                    request.actor + " is suspended by an operator"));
-    if (!m_storeAvailable)
-        return refuse(simpleRefusal(RefusalReason::StoreUnavailable, first,
-                                    "the service cannot record new leases right now (" +
-                                        m_storeProblem + "); nothing was granted"));
+        return refuse(simpleRefusal(RefusalReason::Suspended, first));
+    if (!m_storeAvailable) {
+        Refusal r = simpleRefusal(RefusalReason::StoreUnavailable, first);
+        r.problem = m_storeProblem;
+        return refuse(std::move(r));
+    }
 
     const std::optional<Contention> contention = findContention(req, kAnyTicket);
     if (!contention) {
@@ -206,24 +224,11 @@ AcquireResult LeaseEngine::acquire(const AcquireRequest &request)
         return grant;
     }
 
-    const ResourceName &contended = req.resources[contention->index];
     std::vector<Claim> claims;
     for (std::size_t i = 0; i < req.resources.size(); ++i)
         claims.push_back({&req.resources[i], req.exclusive[i]});
-    if (std::optional<WaitCycle> cycle = m_graph.findCycle(req.agent, claims)) {
-        Refusal r = contentionRefusal(*contention, now);
-        r.reason = RefusalReason::Deadlock;
-        r.resource = contended.canonical();
-        r.holder = cycle->agents[1]->did;
-        r.waitingOn = cycle->waitingOn[1];
-        for (const AgentRecord *a : cycle->agents)
-            r.cycle.push_back(a->did);
-        r.message = "waiting for " + contended.canonical() + " would deadlock: " + r.holder +
-                    " is itself waiting for " + r.waitingOn +
-                    ", which you hold. Release what you hold, then acquire the whole set in "
-                    "one call.";
-        return refuse(std::move(r));
-    }
+    if (std::optional<WaitCycle> cycle = m_graph.findCycle(req.agent, claims))
+        return refuse(deadlockRefusal(req, *cycle, now));
 
     const std::int64_t waitMs = std::min(request.waitMs, m_config.maxWaitMs);
     if (waitMs > 0 && req.agent->held.empty()) {
@@ -233,11 +238,7 @@ AcquireResult LeaseEngine::acquire(const AcquireRequest &request)
     }
 
     Refusal r = heldRefusal(req, *contention, now);
-    if (waitMs > 0) {
-        r.holdAndWait = true;
-        r.message += " You hold leases, so you may not wait: release them and acquire your "
-                     "whole working set in one call.";
-    }
+    r.holdAndWait = waitMs > 0;
     return refuse(std::move(r));
 }
 
@@ -254,11 +255,6 @@ Refusal LeaseEngine::heldRefusal(const Request &req, const Contention &c, TimeMs
     s.admitted = std::min(s.waiters, 8);
     s.waitMs = std::min<std::int64_t>(800, 25LL << std::min(s.waiters, 6));
     r.stampede = s;
-    r.message = r.resource + (r.queued ? " is queued for by " : " is held by ") + r.holder +
-                (r.heldResource != r.resource ? " through " + r.heldResource : std::string()) +
-                " (for " + secondsText(r.heldForMs) + ", " +
-                (r.queued ? "waiting up to " : "expires in ") + secondsText(r.expiresInMs) +
-                "). Back off " + std::to_string(s.waitMs) + " ms or work on something else.";
     recordWant(req.agent, contended, req.mode, req.exclusive[c.index], s.waitMs);
     return r;
 }
@@ -353,12 +349,11 @@ ReleaseResult LeaseEngine::release(const std::string &actor,
 {
     AgentRecord *agent = m_agents.obtain(actor);
     agent->lastSeen = m_clock.nowMs();
-    auto refuse = [&](RefusalReason reason, const std::string &resource,
-                      std::string message) -> ReleaseResult {
-        Refusal r = simpleRefusal(reason, resource, std::move(message));
+    auto refuse = [&](RefusalReason reason, const std::string &resource) -> ReleaseResult {
+        Refusal r = simpleRefusal(reason, resource);
+        r.leaseId = leaseId;
         countRefusal(r);
-        recordEvent(EventKind::Refused, actor, resource, leaseId, 0,
-                    std::string(refusalName(reason)));
+        recordRefusal(actor, r, "release");
         settle();
         return r;
     };
@@ -367,8 +362,7 @@ ReleaseResult LeaseEngine::release(const std::string &actor,
     if (resources.empty() && !leaseId.empty()) {
         auto it = m_leases.find(leaseId);
         if (it == m_leases.end() || it->second->agent != agent || it->second->pending)
-            return refuse(RefusalReason::StaleLease, {},
-                          "lease " + leaseId + " is not a current lease of " + actor);
+            return refuse(RefusalReason::StaleLease, {});
         targets.push_back(it->second.get());
     } else if (resources.empty()) {
         for (LeaseRecord *l : agent->held) {
@@ -379,12 +373,9 @@ ReleaseResult LeaseEngine::release(const std::string &actor,
         for (const ResourceName &name : resources) {
             LeaseRecord *l = ownLease(agent, name);
             if (!l && leaseId.empty())
-                return refuse(RefusalReason::NotHeld, name.canonical(),
-                              actor + " does not hold " + name.canonical());
+                return refuse(RefusalReason::NotHeld, name.canonical());
             if (!l || (!leaseId.empty() && l->leaseId != leaseId))
-                return refuse(RefusalReason::StaleLease, name.canonical(),
-                              "lease " + leaseId + " is not the current lease of " + actor +
-                                  " on " + name.canonical());
+                return refuse(RefusalReason::StaleLease, name.canonical());
             if (std::find(targets.begin(), targets.end(), l) == targets.end())
                 targets.push_back(l);
         }
@@ -409,19 +400,15 @@ LeaseResult LeaseEngine::renew(const std::string &actor, const ResourceName &res
     LeaseRecord *l = ownLease(agent, resource);
     std::optional<Refusal> refusal;
     if (agent->suspended)
-        refusal = simpleRefusal(RefusalReason::Suspended, resource.canonical(),
-                                actor + " is suspended by an operator");
+        refusal = simpleRefusal(RefusalReason::Suspended, resource.canonical());
     else if (!l && leaseId.empty())
-        refusal = simpleRefusal(RefusalReason::NotHeld, resource.canonical(),
-                                actor + " does not hold " + resource.canonical());
+        refusal = simpleRefusal(RefusalReason::NotHeld, resource.canonical());
     else if (!l || (!leaseId.empty() && l->leaseId != leaseId))
-        refusal = simpleRefusal(RefusalReason::StaleLease, resource.canonical(),
-                                "lease " + leaseId + " is not the current lease of " + actor +
-                                    " on " + resource.canonical());
+        refusal = simpleRefusal(RefusalReason::StaleLease, resource.canonical());
     if (refusal) {
+        refusal->leaseId = leaseId;
         countRefusal(*refusal);
-        recordEvent(EventKind::Refused, actor, resource.canonical(), leaseId, 0,
-                    std::string(refusalName(refusal->reason)));
+        recordRefusal(actor, *refusal, "renew");
         settle();
         return *refusal;
     }
@@ -474,12 +461,12 @@ void LeaseEngine::finishLease(LeaseRecord *lease)
         if (cause != EndCause::Admin)
             journalAgent(*agent);
     }
-    std::string detail = lease->pendingBy.empty() ? "" : "by=" + lease->pendingBy;
-    if (cause == EndCause::Expiry && lease->expiresAt <= m_restoredAt)
-        detail = "while_down=1";
     recordEvent(cause == EndCause::Expiry ? EventKind::Expired : EventKind::Released, agent->did,
                 lease->resource.canonical(), lease->leaseId, lease->token, endReason(cause),
-                std::move(detail));
+                [&](EventFacts &f) {
+                    f.by = lease->pendingBy;
+                    f.whileDown = cause == EndCause::Expiry && lease->expiresAt <= m_restoredAt;
+                });
     m_freed.push_back(lease->resource);
     m_deadlines.cancel(lease);
     m_trie.removeLease(lease);

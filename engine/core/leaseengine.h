@@ -6,6 +6,7 @@
 #include "engineconfig.h"
 #include "enginelistener.h"
 #include "exclusivepatterns.h"
+#include "functionref.h"
 #include "idgenerator.h"
 #include "leasetypes.h"
 #include "resourcetrie.h"
@@ -125,8 +126,11 @@ public:
     // A write or delete lease of `did` on `name` or an ancestor of it, that is not ending.
     std::optional<LeaseInfo> coveringLease(const std::string &did, const ResourceName &name) const;
     // Records a change made under the engine's protection (a guarded workspace write).
+    // `tool` names the change; `before` and `after` are the target's revisions ("" absent),
+    // `to` a move's destination.
     void recordMutation(const std::string &did, const ResourceName &name,
-                        const std::string &leaseId, std::string what, std::string detail);
+                        const std::string &leaseId, std::string tool, std::string before,
+                        std::string after, std::string to = {});
     WaitView waitView(const ResourceName *filter = nullptr) const;
     std::optional<LeaseInfo> lease(const std::string &leaseId) const;
     const Counters &counters() const { return m_counters; }
@@ -147,8 +151,9 @@ private:
     Refusal contentionRefusal(const Contention &c, TimeMs now) const;
     // lease_held with the stampede back-off; records the requester's want.
     Refusal heldRefusal(const Request &req, const Contention &c, TimeMs now);
-    Refusal simpleRefusal(RefusalReason reason, const std::string &resource,
-                          std::string message) const;
+    Refusal simpleRefusal(RefusalReason reason, const std::string &resource) const;
+    // deadlock: the cycle's steps, and what its first holder holds on the contended name.
+    Refusal deadlockRefusal(const Request &req, const WaitCycle &cycle, TimeMs now) const;
     void recordWant(AgentRecord *agent, const ResourceName &name, Mode mode, bool exclusive,
                     std::int64_t backoffMs);
     void dropWant(WantRecord *want);
@@ -173,9 +178,16 @@ private:
     std::string holderOf(const ResourceName &name, bool exclusive, const AgentRecord *self) const;
     std::int64_t clampTtl(std::optional<std::int64_t> ttlMs) const;
 
+    // Records one ledger event; `facts` fills in its kind's facts, and runs only when someone
+    // reads the ledger (a listener or a journal).
     void recordEvent(EventKind kind, const std::string &actor, const std::string &resource,
                      const std::string &leaseId, std::uint64_t token, std::string reason,
-                     std::string detail = {}, std::int64_t ttlMs = 0);
+                     FunctionRef<void(EventFacts &)> facts, std::int64_t ttlMs = 0);
+    void recordEvent(EventKind kind, const std::string &actor, const std::string &resource,
+                     const std::string &leaseId, std::uint64_t token, std::string reason);
+    // The refusal of `op` ("acquire", "release", ...), with what it names.
+    void recordRefusal(const std::string &actor, const Refusal &r, const char *op,
+                       Mode mode = Mode::Write);
     // Wakes waiters for everything freed during the call, then delivers listener calls.
     void settle();
     void countRefusal(const Refusal &r);

@@ -20,8 +20,10 @@ int LeaseEngine::releaseHolder(const std::string &op, const std::string &did)
             }
         }
     }
-    recordEvent(EventKind::AdminReleaseHolder, op, {}, {}, 0, {},
-                "target=" + did + " released=" + std::to_string(released));
+    recordEvent(EventKind::AdminReleaseHolder, op, {}, {}, 0, {}, [&](EventFacts &f) {
+        f.target = did;
+        f.released = released;
+    });
     settle();
     return released;
 }
@@ -37,7 +39,7 @@ int LeaseEngine::releaseAll(const std::string &op)
     for (LeaseRecord *l : all)
         endLease(l, EndCause::Admin, op);
     recordEvent(EventKind::AdminReleaseAll, op, {}, {}, 0, {},
-                "released=" + std::to_string(all.size()));
+                [&](EventFacts &f) { f.released = static_cast<std::int64_t>(all.size()); });
     settle();
     return static_cast<int>(all.size());
 }
@@ -52,7 +54,7 @@ bool LeaseEngine::releaseLease(const std::string &op, const std::string &leaseId
         endLease(it->second.get(), EndCause::Admin, op);
     }
     recordEvent(EventKind::AdminReleaseLease, op, resource, leaseId, 0, {},
-                found ? "released=1" : "released=0");
+                [&](EventFacts &f) { f.released = found ? 1 : 0; });
     settle();
     return found;
 }
@@ -62,8 +64,10 @@ void LeaseEngine::suspend(const std::string &op, const std::string &did, bool su
     AgentRecord *agent = m_agents.obtain(did);
     agent->suspended = suspended;
     journalAgent(*agent);
-    recordEvent(EventKind::AdminSuspend, op, {}, {}, 0, {},
-                "target=" + did + (suspended ? " suspended=true" : " suspended=false"));
+    recordEvent(EventKind::AdminSuspend, op, {}, {}, 0, {}, [&](EventFacts &f) {
+        f.target = did;
+        f.suspended = suspended;
+    });
     if (suspended) {
         const std::vector<Waiter *> parked = agent->parked;
         for (Waiter *w : parked)
@@ -75,7 +79,8 @@ void LeaseEngine::suspend(const std::string &op, const std::string &did, bool su
 void LeaseEngine::pause(const std::string &op, bool paused)
 {
     m_paused = paused;
-    recordEvent(EventKind::AdminPause, op, {}, {}, 0, {}, paused ? "paused=true" : "paused=false");
+    recordEvent(EventKind::AdminPause, op, {}, {}, 0, {},
+                [&](EventFacts &f) { f.paused = paused; });
     if (paused) {
         std::vector<Waiter *> parked;
         for (auto &[id, w] : m_waiters)
@@ -203,10 +208,15 @@ std::optional<LeaseInfo> LeaseEngine::coveringLease(const std::string &did,
 }
 
 void LeaseEngine::recordMutation(const std::string &did, const ResourceName &name,
-                                 const std::string &leaseId, std::string what, std::string detail)
+                                 const std::string &leaseId, std::string tool, std::string before,
+                                 std::string after, std::string to)
 {
-    recordEvent(EventKind::WorkspaceMutation, did, name.canonical(), leaseId, 0, std::move(what),
-                std::move(detail));
+    recordEvent(EventKind::WorkspaceMutation, did, name.canonical(), leaseId, 0, std::move(tool),
+                [&](EventFacts &f) {
+                    f.before = std::move(before);
+                    f.after = std::move(after);
+                    f.to = std::move(to);
+                });
     settle();
 }
 

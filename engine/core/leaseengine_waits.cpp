@@ -66,14 +66,11 @@ LeaseEngine::Request LeaseEngine::requestOf(const Waiter &w) const
 void LeaseEngine::refuseParked(Waiter *w, RefusalReason reason)
 {
     unpark(w);
-    Refusal r = simpleRefusal(reason, w->resources.front().canonical(),
-                              reason == RefusalReason::Paused
-                                  ? "admissions were paused by an operator while you waited"
-                                  : w->agent->did + " was suspended by an operator");
+    Refusal r = simpleRefusal(reason, w->resources.front().canonical());
+    r.whileParked = true;
     r.waitedMs = m_clock.nowMs() - w->since;
     countRefusal(r);
-    recordEvent(EventKind::Refused, w->agent->did, r.resource, {}, 0,
-                std::string(refusalName(reason)), "waitedMs=" + std::to_string(r.waitedMs));
+    recordRefusal(w->agent->did, r, "acquire", w->mode);
     endWait(w, std::move(r));
 }
 
@@ -91,7 +88,6 @@ void LeaseEngine::cancelWait(std::uint64_t waitId)
     r.resource = w->resources.front().canonical();
     r.cancelled = true;
     r.waitedMs = now - w->since;
-    r.message = "the wait was cancelled; nothing was taken";
     ++m_counters.waitsCancelled;
     unpark(w);
     endWait(w, std::move(r));
@@ -190,15 +186,13 @@ PinResult LeaseEngine::pin(const std::string &actor, const std::string &leaseId)
     auto it = m_leases.find(leaseId);
     std::optional<Refusal> refusal;
     if (it == m_leases.end() || it->second->pending)
-        refusal = simpleRefusal(RefusalReason::StaleLease, {},
-                                "lease " + leaseId + " is not current (released or expired)");
+        refusal = simpleRefusal(RefusalReason::StaleLease, {});
     else if (it->second->agent != agent)
-        refusal = simpleRefusal(RefusalReason::NotHeld, it->second->resource.canonical(),
-                                actor + " does not hold lease " + leaseId);
+        refusal = simpleRefusal(RefusalReason::NotHeld, it->second->resource.canonical());
     if (refusal) {
+        refusal->leaseId = leaseId;
         countRefusal(*refusal);
-        recordEvent(EventKind::Refused, actor, refusal->resource, leaseId, 0,
-                    std::string(refusalName(refusal->reason)), "op=pin");
+        recordRefusal(actor, *refusal, "pin");
         settle();
         return *refusal;
     }
@@ -212,7 +206,7 @@ PinResult LeaseEngine::pin(const std::string &actor, const std::string &leaseId)
     ++lease->pins;
     m_pins.emplace(p->pinId, std::move(record));
     recordEvent(EventKind::Pinned, actor, lease->resource.canonical(), leaseId, lease->token, {},
-                "pinId=" + p->pinId);
+                [&](EventFacts &f) { f.pinId = p->pinId; });
     PinInfo info{p->pinId, leaseId, lease->resource.canonical(), actor, p->since, p->deadline};
     settle();
     return info;
@@ -225,15 +219,13 @@ PinResult LeaseEngine::unpin(const std::string &actor, const std::string &pinId)
     auto it = m_pins.find(pinId);
     std::optional<Refusal> refusal;
     if (it == m_pins.end())
-        refusal = simpleRefusal(RefusalReason::StaleLease, {},
-                                "pin " + pinId + " is not current (unpinned or dropped)");
+        refusal = simpleRefusal(RefusalReason::StaleLease, {});
     else if (it->second->lease->agent != agent)
-        refusal = simpleRefusal(RefusalReason::NotHeld, it->second->lease->resource.canonical(),
-                                actor + " does not hold pin " + pinId);
+        refusal = simpleRefusal(RefusalReason::NotHeld, it->second->lease->resource.canonical());
     if (refusal) {
+        refusal->pinId = pinId;
         countRefusal(*refusal);
-        recordEvent(EventKind::Refused, actor, refusal->resource, {}, 0,
-                    std::string(refusalName(refusal->reason)), "op=unpin pinId=" + pinId);
+        recordRefusal(actor, *refusal, "unpin");
         settle();
         return *refusal;
     }
@@ -251,7 +243,7 @@ void LeaseEngine::dropPin(PinRecord *pin, const char *reason)
     m_deadlines.cancel(pin);
     --lease->pins;
     recordEvent(EventKind::Unpinned, lease->agent->did, lease->resource.canonical(), lease->leaseId,
-                lease->token, reason, "pinId=" + pin->pinId);
+                lease->token, reason, [&](EventFacts &f) { f.pinId = pin->pinId; });
     m_pins.erase(pin->pinId);
     if (lease->pins == 0 && lease->pending)
         finishLease(lease);
@@ -301,12 +293,9 @@ void LeaseEngine::expireDue()
             }
             Refusal r = heldRefusal(req, *c, now);
             r.waitedMs = now - w->since;
-            r.message += " Waited " + std::to_string(r.waitedMs) + " ms.";
             ++m_counters.waitsTimedOut;
             countRefusal(r);
-            recordEvent(EventKind::Refused, w->agent->did, r.resource, r.leaseId, 0,
-                        std::string(refusalName(r.reason)),
-                        "holder=" + r.holder + " waitedMs=" + std::to_string(r.waitedMs));
+            recordRefusal(w->agent->did, r, "acquire", w->mode);
             endWait(w, std::move(r));
             break;
         }
@@ -316,8 +305,28 @@ void LeaseEngine::expireDue()
 }
 
 void LeaseEngine::recordEvent(EventKind kind, const std::string &actor, const std::string &resource,
+                              const std::string &leaseId, std::uint64_t token, std::string reason)
+{
+    recordEvent(kind, actor, resource, leaseId, token, std::move(reason), [](EventFacts &) {});
+}
+
+void LeaseEngine::recordRefusal(const std::string &actor, const Refusal &r, const char *op,
+                                Mode mode)
+{
+    recordEvent(EventKind::Refused, actor, r.resource, r.leaseId, 0,
+                std::string(refusalName(r.reason)), [&](EventFacts &f) {
+                    f.op = op;
+                    f.mode = mode;
+                    f.holder = r.holder;
+                    f.cycle = r.cycle;
+                    f.waitedMs = r.waitedMs;
+                    f.pinId = r.pinId;
+                });
+}
+
+void LeaseEngine::recordEvent(EventKind kind, const std::string &actor, const std::string &resource,
                               const std::string &leaseId, std::uint64_t token, std::string reason,
-                              std::string detail, std::int64_t ttlMs)
+                              FunctionRef<void(EventFacts &)> facts, std::int64_t ttlMs)
 {
     ++m_counters.events;
     const std::uint64_t seq = ++m_seq;
@@ -333,7 +342,7 @@ void LeaseEngine::recordEvent(EventKind kind, const std::string &actor, const st
     e.token = token;
     e.ttlMs = ttlMs;
     e.reason = std::move(reason);
-    e.detail = std::move(detail);
+    facts(e.facts);
     if (m_journal)
         m_journal->appendEvent(e);
     if (m_listener)

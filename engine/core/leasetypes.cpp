@@ -24,6 +24,14 @@ std::string_view refusalName(RefusalReason reason)
     return "lease_held";
 }
 
+std::optional<RefusalReason> refusalFromName(std::string_view name)
+{
+    for (int r = 0; r <= int(RefusalReason::StoreUnavailable); ++r)
+        if (refusalName(RefusalReason(r)) == name)
+            return RefusalReason(r);
+    return std::nullopt;
+}
+
 std::string_view eventKindName(EventKind kind)
 {
     switch (kind) {
@@ -61,19 +69,6 @@ std::optional<EventKind> eventKindFromName(std::string_view name)
         if (eventKindName(EventKind(k)) == name)
             return EventKind(k);
     return std::nullopt;
-}
-
-std::string detailValue(std::string_view detail, std::string_view key)
-{
-    for (std::size_t at = 0; at < detail.size();) {
-        const std::size_t end = std::min(detail.find(' ', at), detail.size());
-        const std::string_view pair = detail.substr(at, end - at);
-        if (pair.size() > key.size() && pair.substr(0, key.size()) == key &&
-            pair[key.size()] == '=')
-            return std::string(pair.substr(key.size() + 1));
-        at = end + 1;
-    }
-    return {};
 }
 
 } // namespace leasehold

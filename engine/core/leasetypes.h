@@ -39,6 +39,17 @@ enum class RefusalReason {
 };
 
 std::string_view refusalName(RefusalReason reason);
+std::optional<RefusalReason> refusalFromName(std::string_view name);
+
+// One step of a wait cycle: `agent` waits for `resource`, which the next step's agent holds
+// (the last step's is held by the first).
+struct CycleStep
+{
+    std::string agent;
+    std::string resource;
+
+    friend bool operator==(const CycleStep &, const CycleStep &) = default;
+};
 
 // The back-off a lease_held refusal carries: waitMs = min(800, 25·2^waiters).
 struct Stampede
@@ -48,24 +59,27 @@ struct Stampede
     std::int64_t waitMs = 0;
 };
 
-// An expected "no". Refusals are values, never exceptions, never errors in a log.
+// An expected "no". Refusals are values, never exceptions, never errors in a log, and never
+// prose: the edges word them (engine/host/refusals.h).
 struct Refusal
 {
     RefusalReason reason = RefusalReason::LeaseHeld;
     std::string resource;     // the (first) resource concerned
     std::string holder;       // who holds it now (lease_held, deadlock)
-    std::string leaseId;      // the holder's lease, when one is named
+    std::string leaseId;      // the holder's lease; stale_lease, not_held: the lease asked about
+    std::string pinId;        // stale_lease, not_held on unpin: the pin asked about
     std::string heldResource; // what the holder holds or queues for (may be above or below it)
     std::int64_t heldForMs = 0;
     std::int64_t expiresInMs = 0;
     std::optional<Stampede> stampede;
-    std::string waitingOn;          // deadlock: the resource the holder itself waits for
-    std::vector<std::string> cycle; // deadlock: the DIDs in order, starting at the requester
-    bool queued = false;            // blocked by an earlier waiter, not by a lease
-    bool holdAndWait = false;       // refused at once because the requester holds leases
-    std::int64_t waitedMs = -1;     // set when a bounded wait ended without a grant
-    bool cancelled = false;         // the wait was cancelled (client gone)
-    std::string message;            // one sentence for people and models
+    std::string waitingOn;        // deadlock: the resource the holder itself waits for
+    std::vector<CycleStep> cycle; // deadlock: every step, starting at the requester
+    bool queued = false;          // blocked by an earlier waiter, not by a lease
+    bool holdAndWait = false;     // refused at once because the requester holds leases
+    bool whileParked = false;     // paused, suspended: it ended a parked wait
+    std::int64_t waitedMs = -1;   // set when a bounded wait ended without a grant
+    bool cancelled = false;       // the wait was cancelled (client gone)
+    std::string problem;          // store_unavailable: what the store reported
 };
 
 struct Grant

@@ -1,11 +1,14 @@
 #pragma once
 
 #include "clock.h"
+#include "leasetypes.h"
+#include "mode.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace leasehold {
 
@@ -29,6 +32,30 @@ std::string_view eventKindName(EventKind kind);
 // The kind named `name`, or nothing.
 std::optional<EventKind> eventKindFromName(std::string_view name);
 
+// What an event says beyond who, what and when, as typed values. Each field belongs to the
+// kinds named beside it and keeps its default in every other kind; the JSON, CSV, `ctl` and the
+// console render them, and nothing ever reads them back out of text.
+struct EventFacts
+{
+    std::string op;               // refused: the call refused ("acquire", "release", "renew", ...)
+    Mode mode = Mode::Write;      // granted, refused (acquire): the mode asked for
+    std::int64_t waitedMs = -1;   // granted, refused: how long a parked wait lasted (-1: none)
+    std::string holder;           // refused: who holds (or queues for) what was asked
+    std::vector<CycleStep> cycle; // refused as deadlock: the requester first
+    std::string by;               // released (admin): the operator whose lever ended it
+    bool whileDown = false;       // expired: fell due while the service was down
+    std::string target;           // admin release_holder, suspend: the agent acted on
+    std::int64_t released = -1;   // admin release_*: how many leases the lever ended
+    bool suspended = false;       // admin suspend: the agent is suspended now (false: lifted)
+    bool paused = false;          // admin pause: admissions are paused now (false: resumed)
+    std::string pinId;            // pinned, unpinned, refused (unpin)
+    std::string before;           // workspace mutation: the revision before ("" absent)
+    std::string after;            // workspace mutation: the revision after ("" absent)
+    std::string to;               // workspace mutation (fs_move): where it went
+
+    friend bool operator==(const EventFacts &, const EventFacts &) = default;
+};
+
 // One decision, as the ledger records it. seq is engine-wide and strictly increasing.
 struct LedgerEvent
 {
@@ -40,12 +67,11 @@ struct LedgerEvent
     std::string leaseId;
     std::uint64_t token = 0;
     std::int64_t ttlMs = 0; // granted: the lease's ttl
-    std::string reason; // refusal reason, end cause ("release", "admin", "expired_while_pinned")
-    std::string detail; // short "key=value key=value" text
-};
+    std::string reason;     // refusal reason, end cause ("release", "admin", ...), mutation's tool
+    EventFacts facts;
 
-// The value of `key` in an event's "key=value key=value" detail, or empty.
-std::string detailValue(std::string_view detail, std::string_view key);
+    friend bool operator==(const LedgerEvent &, const LedgerEvent &) = default;
+};
 
 // Which ledger events a reader wants; empty fields match everything. `resource` matches that
 // resource and everything below it.

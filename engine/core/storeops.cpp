@@ -1,5 +1,6 @@
 #include "storeops.h"
 
+#include "ledgerfacts.h"
 #include "overloaded.h"
 
 #include <algorithm>
@@ -43,6 +44,7 @@ public:
         m_at += size;
         return out;
     }
+    bool ok() const { return true; } // the buffer never leaves the process
 
 private:
     const char *m_at;
@@ -145,8 +147,9 @@ void StoreOps::putAgent(std::string_view did, double trust, std::uint64_t releas
 
 void StoreOps::appendEvent(const LedgerEvent &e)
 {
-    record(Tag::Event, texts(e.actorDid, e.resource, e.leaseId, e.reason, e.detail) + 4 * 8 + 1)
-        .put(e.seq)
+    Writer w = record(Tag::Event, texts(e.actorDid, e.resource, e.leaseId, e.reason) + 4 * 8 + 1 +
+                                      encodedFactsSize(e.facts));
+    w.put(e.seq)
         .put(e.at)
         .put(static_cast<std::uint8_t>(e.kind))
         .text(e.actorDid)
@@ -154,8 +157,8 @@ void StoreOps::appendEvent(const LedgerEvent &e)
         .text(e.leaseId)
         .put(e.token)
         .put(e.ttlMs)
-        .text(e.reason)
-        .text(e.detail);
+        .text(e.reason);
+    writeFacts(w, e.facts);
     ++m_events;
 }
 
@@ -248,7 +251,7 @@ void StoreOps::decode(std::vector<StoreOp> &out) const
             e.token = r.get<std::uint64_t>();
             e.ttlMs = r.get<std::int64_t>();
             e.reason = r.text();
-            e.detail = r.text();
+            readFacts(r, e.facts);
             out.emplace_back(std::in_place_type<AppendEvent>, std::move(e));
             break;
         }

@@ -1,5 +1,7 @@
 #include "keystore.h"
 
+#include "did.h"
+
 #include <QCryptographicHash>
 #include <QFile>
 #include <QRandomGenerator>
@@ -27,7 +29,7 @@ bool constantTimeEqual(const QByteArray &a, const QByteArray &b)
 
 } // namespace
 
-std::optional<KeyStore> KeyStore::fromJson(const QByteArray &json, QString *error)
+std::optional<std::vector<KeyFileEntry>> KeyStore::parseKeys(const QByteArray &json, QString *error)
 {
     const nlohmann::json doc = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("keys") ||
@@ -35,12 +37,13 @@ std::optional<KeyStore> KeyStore::fromJson(const QByteArray &json, QString *erro
         *error = QStringLiteral("expected an object with a \"keys\" array");
         return std::nullopt;
     }
-    KeyStore store;
+    std::vector<KeyFileEntry> out;
     int index = 0;
     for (const auto &entry : doc["keys"]) {
         const QString where = QStringLiteral("keys[%1]").arg(index++);
         if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string() ||
-            !entry.contains("did") || !entry["did"].is_string()) {
+            !entry.contains("did") || !entry["did"].is_string() ||
+            (entry.contains("role") && !entry["role"].is_string())) {
             *error = where + QStringLiteral(" needs string fields \"key\" and \"did\"");
             return std::nullopt;
         }
@@ -51,30 +54,67 @@ std::optional<KeyStore> KeyStore::fromJson(const QByteArray &json, QString *erro
             *error = where + QStringLiteral(": key is shorter than 16 characters");
             return std::nullopt;
         }
-        if (did.empty() || did.size() > 256) {
-            *error = where + QStringLiteral(": did must be 1 to 256 characters");
+        if (const std::string problem = didProblem(did); !problem.empty()) {
+            *error = where + QStringLiteral(": did ") + QString::fromStdString(problem);
             return std::nullopt;
         }
         if (role != "agent" && role != "admin") {
             *error = where + QStringLiteral(": role must be \"agent\" or \"admin\"");
             return std::nullopt;
         }
-        store.add(QByteArray::fromStdString(key),
-                  {QString::fromStdString(did), role == "admin" ? Role::Admin : Role::Agent});
+        out.push_back({QByteArray::fromStdString(key),
+                       {QString::fromStdString(did), role == "admin" ? Role::Admin : Role::Agent}});
     }
-    return store;
+    return out;
 }
 
-std::optional<KeyStore> KeyStore::fromFile(const QString &path, QString *error)
+std::optional<std::vector<KeyFileEntry>> KeyStore::readKeysFile(const QString &path, QString *error)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         *error = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());
         return std::nullopt;
     }
-    auto store = fromJson(file.readAll(), error);
-    if (!store)
+    auto entries = parseKeys(file.readAll(), error);
+    if (!entries)
         *error = path + QStringLiteral(": ") + *error;
+    return entries;
+}
+
+bool KeyStore::createKeysFile(const QString &path, const QByteArray &key, const QString &did,
+                              QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly)) {
+        *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    const nlohmann::json doc = {
+        {"keys", {{{"key", key.toStdString()}, {"did", did.toStdString()}, {"role", "admin"}}}}};
+    file.write(QByteArray::fromStdString(doc.dump(2)) + '\n');
+    return file.flush();
+}
+
+std::optional<KeyStore> KeyStore::fromJson(const QByteArray &json, QString *error)
+{
+    const auto entries = parseKeys(json, error);
+    if (!entries)
+        return std::nullopt;
+    KeyStore store;
+    for (const KeyFileEntry &e : *entries)
+        store.add(e.key, e.identity);
+    return store;
+}
+
+std::optional<KeyStore> KeyStore::fromFile(const QString &path, QString *error)
+{
+    const auto entries = readKeysFile(path, error);
+    if (!entries)
+        return std::nullopt;
+    KeyStore store;
+    for (const KeyFileEntry &e : *entries)
+        store.add(e.key, e.identity);
     return store;
 }
 

@@ -19,6 +19,13 @@ struct Identity
     Role role = Role::Agent;
 };
 
+// One entry of a keys file, key and all.
+struct KeyFileEntry
+{
+    QByteArray key;
+    Identity identity;
+};
+
 // Bearer keys and the agents they name. Keys are kept only as SHA-256 digests and compared in
 // constant time; a key never appears in a log or an error message.
 //
@@ -26,8 +33,17 @@ struct Identity
 class KeyStore
 {
 public:
-    // Parses {"keys":[{"key":"…","did":"…","role":"agent"|"admin"}]}; on failure returns
-    // nothing and sets `error` (naming the entry, never the key).
+    // The one reader of a keys file: {"keys":[{"key":"…","did":"…","role":"agent"|"admin"}]},
+    // every did keeping the DID rule (did.h). On failure returns nothing and sets `error`
+    // (naming the entry, never the key).
+    static std::optional<std::vector<KeyFileEntry>> parseKeys(const QByteArray &json,
+                                                              QString *error);
+    static std::optional<std::vector<KeyFileEntry>> readKeysFile(const QString &path,
+                                                                 QString *error);
+    // Creates `path` (mode 0600, never overwriting) holding one admin key for `did`.
+    static bool createKeysFile(const QString &path, const QByteArray &key, const QString &did,
+                               QString *error);
+
     static std::optional<KeyStore> fromJson(const QByteArray &json, QString *error);
     static std::optional<KeyStore> fromFile(const QString &path, QString *error);
 

@@ -1,6 +1,7 @@
 #include "ledgerformat.h"
 
 #include "ledgerjson.h"
+#include "wording.h"
 
 namespace leasehold {
 
@@ -14,6 +15,25 @@ QByteArray csvField(const std::string &text)
     return field;
 }
 
+QByteArray csvNumber(std::int64_t n, bool present)
+{
+    return present ? QByteArray::number(qlonglong(n)) : QByteArray();
+}
+
+// The cycle as agent=resource pairs separated by spaces, in order from the requester: DIDs
+// may not contain '=', ',' or whitespace, so the cell reads back unambiguously.
+std::string cycleCell(const std::vector<CycleStep> &cycle)
+{
+    std::string out;
+    for (const CycleStep &s : cycle)
+        out += (out.empty() ? "" : " ") + s.agent + "=" + s.resource;
+    return out;
+}
+
+const char *const kLedgerCsvHeader =
+    "seq,at,kind,actorDid,resource,leaseId,token,reason,ttlMs,op,mode,waitedMs,holder,cycle,by,"
+    "whileDown,target,released,suspended,paused,pinId,before,after,to,summary\r\n";
+
 } // namespace
 
 QByteArray ledgerJsonLines(const std::vector<LedgerEvent> &events)
@@ -26,13 +46,26 @@ QByteArray ledgerJsonLines(const std::vector<LedgerEvent> &events)
 
 QByteArray ledgerCsv(const std::vector<LedgerEvent> &events, bool header)
 {
-    QByteArray out = header ? "seq,at,kind,actorDid,resource,leaseId,token,reason,detail\r\n" : "";
-    for (const LedgerEvent &e : events)
+    QByteArray out = header ? kLedgerCsvHeader : "";
+    for (const LedgerEvent &e : events) {
+        const EventFacts &f = e.facts;
         out += QByteArray::number(e.seq) + ',' + QByteArray::number(e.at) + ',' +
                csvField(std::string(eventKindName(e.kind))) + ',' + csvField(e.actorDid) + ',' +
                csvField(e.resource) + ',' + csvField(e.leaseId) + ',' +
-               QByteArray::number(e.token) + ',' + csvField(e.reason) + ',' + csvField(e.detail) +
-               "\r\n";
+               csvNumber(qlonglong(e.token), e.token != 0) + ',' + csvField(e.reason) + ',' +
+               csvNumber(e.ttlMs, e.ttlMs > 0) + ',' + csvField(f.op) + ',' +
+               (e.kind == EventKind::Granted || f.op == "acquire"
+                    ? QByteArray(modeName(f.mode).data(), qsizetype(modeName(f.mode).size()))
+                    : QByteArray()) +
+               ',' + csvNumber(f.waitedMs, f.waitedMs >= 0) + ',' + csvField(f.holder) + ',' +
+               csvField(cycleCell(f.cycle)) + ',' + csvField(f.by) + ',' +
+               (f.whileDown ? "true" : "") + ',' + csvField(f.target) + ',' +
+               csvNumber(f.released, f.released >= 0) + ',' +
+               (e.kind == EventKind::AdminSuspend ? (f.suspended ? "true" : "false") : "") + ',' +
+               (e.kind == EventKind::AdminPause ? (f.paused ? "true" : "false") : "") + ',' +
+               csvField(f.pinId) + ',' + csvField(f.before) + ',' + csvField(f.after) + ',' +
+               csvField(f.to) + ',' + csvField(eventSummary(e).toStdString()) + "\r\n";
+    }
     return out;
 }
 

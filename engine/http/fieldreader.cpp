@@ -1,6 +1,6 @@
 #include "fieldreader.h"
 
-#include <regex>
+#include "did.h"
 
 namespace leasehold {
 
@@ -149,21 +149,16 @@ FieldReader::strings(const char *name, bool required, std::size_t maxItems, std:
     return out;
 }
 
-bool isValidDid(const std::string &did)
+std::optional<std::string> FieldReader::did(const char *name, bool required)
 {
-    if (did.empty() || did.size() > 256)
-        return false;
-    for (unsigned char c : did) {
-        if (c < 0x20 || c == 0x7f)
-            return false;
+    std::optional<std::string> value = string(name, required, kMaxDidBytes + 1);
+    if (!value)
+        return std::nullopt;
+    if (const std::string problem = didProblem(*value); !problem.empty()) {
+        fail(std::string(name) + " " + problem);
+        return std::nullopt;
     }
-    return true;
-}
-
-bool isDidSyntax(const std::string &did)
-{
-    static const std::regex syntax("did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]");
-    return did.size() <= 256 && std::regex_match(did, syntax);
+    return value;
 }
 
 } // namespace leasehold

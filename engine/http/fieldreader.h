@@ -1,5 +1,7 @@
 #pragma once
 
+#include "did.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QByteArray>
@@ -37,6 +39,8 @@ public:
     std::optional<bool> boolean(const char *name, bool required);
     std::optional<std::vector<std::string>> strings(const char *name, bool required,
                                                     std::size_t maxItems, std::size_t maxBytes);
+    // A string that keeps the DID rule (did.h); the problem names the field.
+    std::optional<std::string> did(const char *name, bool required);
     bool has(const char *name) const { return m_object.contains(name); }
 
     void fail(std::string message);
@@ -50,11 +54,5 @@ private:
     const nlohmann::json &m_object;
     std::string m_error;
 };
-
-// 1–256 printable characters (no control characters): the shape of an actorDid.
-bool isValidDid(const std::string &did);
-// A DID as W3C writes it (did:<method>:<name>, the name not ending in ':'), at most 256
-// characters: what a key is minted for.
-bool isDidSyntax(const std::string &did);
 
 } // namespace leasehold

@@ -115,7 +115,7 @@ HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *
                    if (!body)
                        return respond(RestApi::invalid(error));
                    FieldReader r(*body);
-                   const auto did = r.string("actorDid", true, 256);
+                   const auto did = r.did("actorDid", true);
                    const auto role = r.string("role", false, 16);
                    if (!r.failed() && role && *role != "agent" && *role != "admin")
                        return respond(RestApi::invalid("role must be agent or admin"));
@@ -156,10 +156,8 @@ std::optional<QByteArray> HttpFront::mintKey(const QString &did, Role role, QStr
                                 "X-Agent-Id header and need no key");
         return std::nullopt;
     }
-    if (!isDidSyntax(did.toStdString())) {
-        *error = QStringLiteral("actorDid must be a DID such as did:agent:claude-1 (did:, a "
-                                "method, ':', a name of letters, digits and ._:%-; at most 256 "
-                                "characters)");
+    if (const std::string problem = didProblem(did.toStdString()); !problem.empty()) {
+        *error = QStringLiteral("actorDid ") + QString::fromStdString(problem);
         return std::nullopt;
     }
     const QByteArray key = KeyStore::mintKey();

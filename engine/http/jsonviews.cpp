@@ -18,9 +18,19 @@ json toJson(const LeaseInfo &l)
     return j;
 }
 
-json toJson(const Refusal &r)
+json toJson(const CycleStep &s)
 {
-    json j = {{"ok", false}, {"reason", refusalName(r.reason)}, {"message", r.message}};
+    return {{"agent", s.agent}, {"resource", s.resource}};
+}
+
+json toJson(const Refusal &r, const NextSteps &steps)
+{
+    json j = {{"ok", false},
+              {"reason", refusalName(r.reason)},
+              {"message", refusalSentence(r, steps).toStdString()},
+              {"retryable", refusalRule(r.reason).retryable}};
+    if (const int after = retryAfterSeconds(r); after > 0)
+        j["retryAfterSeconds"] = after;
     if (!r.resource.empty())
         j["resource"] = r.resource;
     if (!r.holder.empty()) {
@@ -37,7 +47,12 @@ json toJson(const Refusal &r)
     if (!r.waitingOn.empty())
         j["waitingOn"] = r.waitingOn;
     if (!r.cycle.empty())
-        j["cycle"] = r.cycle;
+        j["cycle"] = toJsonArray(r.cycle);
+    if (!r.pinId.empty())
+        j["pinId"] = r.pinId;
+    if (!r.leaseId.empty() &&
+        (r.reason == RefusalReason::StaleLease || r.reason == RefusalReason::NotHeld))
+        j["leaseId"] = r.leaseId;
     if (r.queued)
         j["queued"] = true;
     if (r.holdAndWait)
@@ -130,14 +145,6 @@ json toJson(const Snapshot &s)
               {"pinsDropped", c.pinsDropped},
               {"events", c.events},
               {"nextToken", s.nextToken}}}};
-}
-
-int retryAfterSeconds(const Refusal &r)
-{
-    if (r.reason == RefusalReason::StoreUnavailable)
-        return kStoreRetryAfterSeconds;
-    const std::int64_t ms = r.stampede ? r.stampede->waitMs : 1000;
-    return static_cast<int>(std::max<std::int64_t>(1, (ms + 999) / 1000));
 }
 
 } // namespace leasehold

@@ -4,6 +4,7 @@
 
 #include "leasetypes.h"
 #include "ledgerjson.h"
+#include "refusals.h"
 #include "snapshot.h"
 
 #include <nlohmann/json.hpp>
@@ -11,7 +12,9 @@
 namespace leasehold {
 
 nlohmann::json toJson(const LeaseInfo &lease);
-nlohmann::json toJson(const Refusal &refusal);
+nlohmann::json toJson(const CycleStep &step);
+// A refusal with its sentence in the words of `steps`, its retry hint and what it names.
+nlohmann::json toJson(const Refusal &refusal, const NextSteps &steps = restSteps());
 nlohmann::json toJson(const PinInfo &pin);
 nlohmann::json toJson(const WaiterInfo &waiter);
 nlohmann::json toJson(const DeadlockPair &pair);
@@ -27,10 +30,5 @@ template<class T> nlohmann::json toJsonArray(const std::vector<T> &items)
         out.push_back(toJson(item));
     return out;
 }
-
-// Seconds a refused client should wait before retrying (Retry-After), rounded up, at least 1.
-int retryAfterSeconds(const Refusal &refusal);
-// What Retry-After says while the store cannot record grants: about one writer back-off cycle.
-constexpr int kStoreRetryAfterSeconds = 2;
 
 } // namespace leasehold

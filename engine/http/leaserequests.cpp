@@ -49,9 +49,8 @@ std::optional<std::vector<ResourceName>> parseNames(const ResourceParser &parser
     return out;
 }
 
-std::variant<AcquireRequest, std::string> readAcquire(const json &body,
-                                                      const ResourceParser &parser,
-                                                      std::string actor, std::int64_t waitCapMs)
+std::variant<AcquireRequest, std::string>
+readAcquire(const json &body, const ResourceParser &parser, std::string actor)
 {
     FieldReader r(body);
     std::string field;
@@ -69,7 +68,7 @@ std::variant<AcquireRequest, std::string> readAcquire(const json &body,
     if (!resources)
         return error;
     return AcquireRequest{std::move(actor), std::move(*resources), *mode, ttl,
-                          std::min(wait.value_or(0), waitCapMs)};
+                          std::min(wait.value_or(0), kCoordinationWaitCapMs)};
 }
 
 std::variant<ReleaseRequest, std::string> readRelease(const json &body,

@@ -18,6 +18,9 @@ namespace leasehold {
 constexpr std::size_t kMaxResourcesPerCall = 64;
 constexpr std::size_t kMaxNameBytes = 1024;
 constexpr std::int64_t kMaxDurationInput = std::int64_t(1) << 40;
+// How long a coordination acquire (REST /lease, MCP coordination_lease_acquire) may wait: never
+// above the surface's default TTL, so a waiter cannot outlast what it waits for by default.
+constexpr std::int64_t kCoordinationWaitCapMs = 30'000;
 
 struct ReleaseRequest
 {
@@ -31,10 +34,9 @@ std::optional<std::vector<ResourceName>> parseNames(const ResourceParser &parser
                                                     const std::vector<std::string> &texts,
                                                     const std::string &field, std::string *error);
 
-// {resource | resources[], mode?, ttlMs?, waitMs?}; waitMs is capped at `waitCapMs`.
-std::variant<AcquireRequest, std::string> readAcquire(const nlohmann::json &body,
-                                                      const ResourceParser &parser,
-                                                      std::string actor, std::int64_t waitCapMs);
+// {resource | resources[], mode?, ttlMs?, waitMs?}; waitMs is capped at kCoordinationWaitCapMs.
+std::variant<AcquireRequest, std::string>
+readAcquire(const nlohmann::json &body, const ResourceParser &parser, std::string actor);
 
 // {resource? | resources?[], leaseId?}
 std::variant<ReleaseRequest, std::string> readRelease(const nlohmann::json &body,

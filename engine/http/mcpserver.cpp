@@ -4,6 +4,7 @@
 #include "mcpserver.h"
 
 #include "fieldreader.h"
+#include "jsonviews.h"
 #include "logging.h"
 #include "mcprpc.h"
 
@@ -34,11 +35,12 @@ void notDurable(json &response)
 {
     if (!response.contains("result"))
         return;
-    const std::string sentence =
-        "The service could not record this lease (its store is unavailable), so nothing was "
-        "granted. Do not edit anything it would have covered; try again in a few seconds.";
-    response["result"] = McpTools::failure(
-        {{"ok", false}, {"reason", "store_unavailable"}, {"message", sentence}}, sentence);
+    Refusal no;
+    no.reason = RefusalReason::StoreUnavailable;
+    no.problem = "it could not make this grant durable in time";
+    const NextSteps steps = mcpSteps(true);
+    response["result"] =
+        McpTools::failure(toJson(no, steps), refusalSentence(no, steps).toStdString());
 }
 
 // A tool result that granted, rewritten after its caller cancelled the request (or ended its
@@ -163,9 +165,8 @@ McpSession *McpServer::sessionFor(const RestCall &call, std::optional<HttpReply>
     }
     const std::string named = call.header("x-agent-id").toStdString();
     if (!named.empty()) {
-        if (!isValidDid(named)) {
-            refusal = rpc::httpError(400, rpc::kServerError,
-                                     "X-Agent-Id must be 1 to 256 printable characters");
+        if (const std::string problem = didProblem(named); !problem.empty()) {
+            refusal = rpc::httpError(400, rpc::kServerError, "X-Agent-Id " + problem);
             return nullptr;
         }
         if (session->agent.empty())

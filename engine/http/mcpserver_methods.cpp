@@ -39,9 +39,9 @@ HttpReply McpServer::initialize(const RestCall &call, const json &message)
     }
     std::string agent = call.identity ? call.identity->did.toStdString() : std::string();
     const std::string named = call.header("x-agent-id").toStdString();
-    if (!named.empty() && !isValidDid(named))
-        return rpc::httpError(400, rpc::kServerError,
-                              "X-Agent-Id must be 1 to 256 printable characters");
+    if (const std::string problem = named.empty() ? std::string() : didProblem(named);
+        !problem.empty())
+        return rpc::httpError(400, rpc::kServerError, "X-Agent-Id " + problem);
     if (!named.empty() && !agent.empty() && named != agent)
         return rpc::httpError(403, rpc::kServerError,
                               "this key acts as " + agent + " and may not name " + named);

@@ -195,9 +195,9 @@ std::string McpTools::actorFor(const json &arguments, McpSession &session,
                                std::string *problem) const
 {
     FieldReader r(arguments);
-    const std::optional<std::string> named = r.string("actorDid", false, 256);
-    if (r.failed() || (named && !isValidDid(*named))) {
-        *problem = "actorDid must be 1 to 256 printable characters";
+    const std::optional<std::string> named = r.did("actorDid", false);
+    if (r.failed()) {
+        *problem = r.error();
         return {};
     }
     if (!session.agent.empty()) {

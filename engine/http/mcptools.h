@@ -2,6 +2,7 @@
 
 #include "enginehost.h"
 #include "mcpsessions.h"
+#include "refusals.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,14 +12,9 @@
 
 namespace leasehold {
 
-// "42 s", "4 min", "2 h": a duration as a model or a person reads it.
-std::string humanDuration(std::int64_t ms);
-
-// "<what> is held by <holder>[ through <heldResource>] (for 42 s, expires in 4 min)": the one
-// way every refusal names a holder. `queued`: the holder is an earlier waiter, not a lease.
-std::string heldPhrase(const std::string &what, const std::string &holder,
-                       const std::string &heldResource, const std::string &resource,
-                       std::int64_t heldForMs, std::int64_t expiresInMs, bool queued = false);
+// The next steps a refused model takes, in the words of the tools it has: lock_* or the
+// coordination_* tools (refusals.h words the rest).
+NextSteps mcpSteps(bool lockTools);
 
 // The lease tools an MCP client sees: lock_acquire / lock_release / lock_status (seconds,
 // paths, written for models editing a checkout) and the coordination_* tools (the REST surface

@@ -16,83 +16,26 @@ namespace {
 constexpr std::int64_t kLockDefaultTtlMs = 300'000;
 constexpr std::int64_t kLockDefaultWaitS = 90;
 constexpr std::int64_t kLockWaitCapS = 90;
-constexpr std::int64_t kLeaseWaitCapMs = 30'000; // never above the surface's default TTL
 
 } // namespace
 
-std::string humanDuration(std::int64_t ms)
+NextSteps mcpSteps(bool lockTools)
 {
-    const std::int64_t s = (std::max<std::int64_t>(ms, 0) + 500) / 1000;
-    if (s < 120)
-        return std::to_string(s) + " s";
-    if (s < 7200)
-        return std::to_string(s / 60) + " min";
-    return std::to_string(s / 3600) + " h";
-}
-
-std::string heldPhrase(const std::string &what, const std::string &holder,
-                       const std::string &heldResource, const std::string &resource,
-                       std::int64_t heldForMs, std::int64_t expiresInMs, bool queued)
-{
-    return what + (queued ? " is queued for by " : " is held by ") + holder +
-           (heldResource != resource ? " through " + heldResource : std::string()) + " (for " +
-           humanDuration(heldForMs) + ", " + (queued ? "waiting up to " : "expires in ") +
-           humanDuration(expiresInMs) + ")";
+    if (lockTools)
+        return {QStringLiteral("lock_acquire"), QStringLiteral("lock_release"),
+                QStringLiteral("lock_status")};
+    return {QStringLiteral("coordination_lease_acquire"),
+            QStringLiteral("coordination_lease_release"), QStringLiteral("lock_status")};
 }
 
 namespace {
 
-// The sentence a model acts on: what happened and the next move, in the words of the tools it
-// has. lock_* refusals speak of lock_acquire/lock_release; the coordination tools of back-off.
-std::string sentence(const Refusal &r, bool lockTools)
-{
-    const std::string acquire = lockTools ? "lock_acquire" : "coordination_lease_acquire";
-    const std::string release = lockTools ? "lock_release" : "coordination_lease_release";
-    std::string s;
-    switch (r.reason) {
-    case RefusalReason::LeaseHeld:
-        s = heldPhrase(r.resource, r.holder, r.heldResource, r.resource, r.heldForMs, r.expiresInMs,
-                       r.queued) +
-            ".";
-        if (r.cancelled)
-            s += " Your wait was cut short; nothing was taken.";
-        else if (r.waitedMs >= 0)
-            s += " You waited " + humanDuration(r.waitedMs) + ".";
-        if (r.holdAndWait)
-            s += " You hold leases, so you may not wait: call " + release +
-                 " and ask for your whole working set in one " + acquire + " call.";
-        else if (lockTools)
-            s += " Work on something else and call " + acquire +
-                 " again later, or tell the user "
-                 "that " +
-                 r.holder + " has it.";
-        else if (r.stampede)
-            s += " Back off " + std::to_string(r.stampede->waitMs) +
-                 " ms or work on something else.";
-        return s;
-    case RefusalReason::Deadlock:
-        return r.message + " Call " + release + " without arguments, then " + acquire +
-               " with everything you need in one call.";
-    case RefusalReason::NotHeld:
-    case RefusalReason::StaleLease:
-        return r.message + (lockTools ? " Call lock_status to see what you hold." : "");
-    case RefusalReason::Suspended:
-    case RefusalReason::Paused:
-        return r.message + " Stop and tell the user; an operator has to lift it.";
-    case RefusalReason::StoreUnavailable:
-        return r.message + " Do not edit anything this would have covered; try again in " +
-               std::to_string(retryAfterSeconds(r)) + " s, and tell the user if it persists.";
-    }
-    return r.message;
-}
-
+// Every refusal is an isError result: the model must act on it. Its structured content is the
+// REST body, with the sentence in the words of these tools (refusals.h).
 json refusalResult(const Refusal &r, bool lockTools)
 {
-    json body = toJson(r);
-    if (r.reason == RefusalReason::LeaseHeld || r.reason == RefusalReason::Deadlock ||
-        r.reason == RefusalReason::StoreUnavailable)
-        body["retryAfterSeconds"] = retryAfterSeconds(r);
-    return McpTools::failure(std::move(body), sentence(r, lockTools));
+    const NextSteps steps = mcpSteps(lockTools);
+    return McpTools::failure(toJson(r, steps), refusalSentence(r, steps).toStdString());
 }
 
 // lock_* answers list the leases; the coordination tools also give the first as `lease`, like
@@ -193,7 +136,7 @@ McpTools::Step McpTools::lockStatus(const std::string &actor) const
 
 McpTools::Step McpTools::leaseAcquire(const json &args, const std::string &actor) const
 {
-    auto read = readAcquire(args, m_host.parser(), actor, kLeaseWaitCapMs);
+    auto read = readAcquire(args, m_host.parser(), actor);
     if (const auto *error = std::get_if<std::string>(&read))
         return {invalidResult(*error)};
     return acquire(std::get<AcquireRequest>(read), false);

@@ -46,11 +46,12 @@ void RestApi::answerFromWorker(EngineHost &host, std::function<HttpReply()> work
 
 HttpReply RestApi::storeUnavailable(const StoreHealth &health)
 {
-    HttpReply r = problem(503, "store_unavailable",
-                          std::string("the service cannot record changes right now: ") +
-                              health.phrase() + "; nothing was granted");
+    Refusal no;
+    no.reason = RefusalReason::StoreUnavailable;
+    no.problem = health.phrase();
+    HttpReply r = refusal(no);
+    r.body["error"] = r.body["message"];
     r.body["store"] = health.reasonName();
-    r.headers.emplace_back("Retry-After", QByteArray::number(kStoreRetryAfterSeconds));
     return r;
 }
 
@@ -62,10 +63,10 @@ HttpReply RestApi::invalid(const std::string &error)
 HttpReply RestApi::refusal(const Refusal &refusal)
 {
     HttpReply r;
-    // The store being unable to record a grant is the service's trouble, not contention.
-    r.status = refusal.reason == RefusalReason::StoreUnavailable ? 503 : 409;
+    r.status = refusalRule(refusal.reason).httpStatus;
     r.body = toJson(refusal);
-    r.headers.emplace_back("Retry-After", QByteArray::number(retryAfterSeconds(refusal)));
+    if (const int after = retryAfterSeconds(refusal); after > 0)
+        r.headers.emplace_back("Retry-After", QByteArray::number(after));
     return r;
 }
 
@@ -121,8 +122,9 @@ RestApi::RestApi(EngineHost &host, bool open, QString version)
                 reply.status = 503;
                 reply.body["reason"] = "store_unavailable";
                 reply.body["error"] = health.phrase();
-                reply.headers.emplace_back("Retry-After",
-                                           QByteArray::number(kStoreRetryAfterSeconds));
+                reply.headers.emplace_back(
+                    "Retry-After",
+                    QByteArray::number(refusalRule(RefusalReason::StoreUnavailable).retryAfterS));
             }
             r(std::move(reply));
         });
@@ -177,13 +179,9 @@ std::optional<std::string> RestApi::actor(const RestCall &call, const json &body
                                           std::optional<HttpReply> &reply) const
 {
     FieldReader r(body);
-    const std::optional<std::string> named = r.string("actorDid", !call.identity, 256);
+    const std::optional<std::string> named = r.did("actorDid", !call.identity);
     if (r.failed()) {
         reply = invalid(r.error());
-        return std::nullopt;
-    }
-    if (named && !isValidDid(*named)) {
-        reply = invalid("actorDid must be 1 to 256 printable characters");
         return std::nullopt;
     }
     if (call.identity) {

@@ -12,8 +12,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::int64_t kRestWaitCapMs = 30'000; // never above the surface's default TTL
-
 HttpReply ok(json body)
 {
     HttpReply reply;
@@ -71,7 +69,7 @@ void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &defe
     const std::optional<AgentCall> in = agentCall(call, respond);
     if (!in)
         return;
-    auto read = readAcquire(in->body, m_host.parser(), in->actor, kRestWaitCapMs);
+    auto read = readAcquire(in->body, m_host.parser(), in->actor);
     if (const auto *error = std::get_if<std::string>(&read))
         return respond(invalid(*error));
     const AcquireRequest &request = std::get<AcquireRequest>(read);
@@ -237,7 +235,7 @@ void RestApi::admin(const RestCall &call, const Respond &respond, const QString 
         m_host.run([&](LeaseEngine &e) { e.pause(op, *paused); });
         return respond(ok({{"paused", *paused}}));
     }
-    const auto target = r.string("actorDid", true, 256);
+    const auto target = r.did("actorDid", true);
     const auto suspended =
         lever == QLatin1String("suspend") ? r.boolean("suspended", true) : std::optional<bool>();
     if (r.failed())

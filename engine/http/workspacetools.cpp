@@ -4,6 +4,7 @@
 #include "workspacetools.h"
 
 #include "fieldreader.h"
+#include "jsonviews.h"
 #include "mcpschema.h"
 
 #include <QCryptographicHash>
@@ -265,23 +266,20 @@ WorkspaceTools::check(const std::string &actor, const std::vector<const Target *
             m_host.engine().blockingLease(actor, t->name, Mode::Write);
         if (!held)
             continue;
-        const std::string path = t->where.entry.path.empty() ? "." : t->where.entry.path;
-        const std::string sentence =
-            heldPhrase(path, held->holder, held->resource, t->name.canonical(),
-                       now - held->grantedAt, held->expiresAt - now) +
-            "; your " + tool +
-            " changed nothing. Work on something else, or call lock_acquire for it (it waits "
-            "for the holder) and try again.";
-        return McpTools::failure(
-            {{"ok", false},
-             {"reason", "lease_held"},
-             {"message", sentence},
-             {"resource", t->name.canonical()},
-             {"holder", held->holder},
-             {"heldResource", held->resource},
-             {"heldForMs", now - held->grantedAt},
-             {"expiresInMs", std::max<std::int64_t>(0, held->expiresAt - now)}},
-            sentence);
+        Refusal r;
+        r.reason = RefusalReason::LeaseHeld;
+        r.resource = t->name.canonical();
+        r.holder = held->holder;
+        r.leaseId = held->leaseId;
+        r.heldResource = held->resource;
+        r.heldForMs = now - held->grantedAt;
+        r.expiresInMs = std::max<std::int64_t>(0, held->expiresAt - now);
+        const NextSteps steps = mcpSteps(true);
+        const std::string sentence = "Your " + std::string(tool) +
+                                     " changed nothing: " + refusalSentence(r, steps).toStdString();
+        json body = toJson(r, steps);
+        body["message"] = sentence;
+        return McpTools::failure(std::move(body), sentence);
     }
     if (strict(m_sessions.liveAgents())) {
         json unlocked = json::array();
@@ -317,7 +315,7 @@ WorkspaceTools::check(const std::string &actor, const std::vector<const Target *
 
 std::optional<FsError> WorkspaceTools::land(const std::string &actor,
                                             const std::vector<const Target *> &targets,
-                                            const char *tool, const std::string &detail,
+                                            const char *tool, const Change &what,
                                             const std::function<std::optional<FsError>()> &change)
 {
     std::vector<std::string> pins;
@@ -342,7 +340,8 @@ std::optional<FsError> WorkspaceTools::land(const std::string &actor,
     onEngine([&] {
         if (!error)
             m_host.run([&](LeaseEngine &e) {
-                e.recordMutation(actor, targets.front()->name, leaseId, tool, detail);
+                e.recordMutation(actor, targets.front()->name, leaseId, tool, what.before,
+                                 what.after, what.to);
             });
         for (const std::string &pinId : pins)
             m_host.run([&](LeaseEngine &e) { e.unpin(actor, pinId); });

@@ -88,10 +88,18 @@ private:
     std::optional<Failure> check(const std::string &actor,
                                  const std::vector<const Target *> &targets,
                                  const std::vector<bool> &fenced, const char *tool) const;
+    // What a change did, as the ledger records it: revisions before and after ("" absent),
+    // and a move's destination.
+    struct Change
+    {
+        std::string before;
+        std::string after;
+        std::string to;
+    };
     // Pins the covering leases, runs `change`, unpins, and on success records the mutation.
     std::optional<FsError> land(const std::string &actor,
                                 const std::vector<const Target *> &targets, const char *tool,
-                                const std::string &detail,
+                                const Change &what,
                                 const std::function<std::optional<FsError>()> &change);
     void observe(const std::string &actor, const Target &t);
     // Runs `step` on the engine thread and returns once it has run (worker threads only).

@@ -171,7 +171,7 @@ McpTools::Step WorkspaceTools::replaceContent(const std::string &actor, const Ta
         return *refused;
     const std::string after = WorkspaceFs::revisionOf(content);
     const std::string before = t.revision.empty() ? "absent" : t.revision;
-    if (auto error = land(actor, {&t}, tool, "before=" + before + " after=" + after,
+    if (auto error = land(actor, {&t}, tool, {t.revision, after, {}},
                           [&] { return m_fs.write(t.where, content); })) {
         m_fence.forget(actor, t.where.entry.path);
         return fsFailure(*error);
@@ -248,7 +248,7 @@ McpTools::Step WorkspaceTools::mkdir(const json &args, const std::string &actor)
             {{"ok", true}, {"path", displayPath(dir.where.entry.path)}, {"created", false}});
     if (auto refused = guard(actor, {&dir}, {false}, "fs_mkdir"))
         return *refused;
-    if (auto error = land(actor, {&dir}, "fs_mkdir", "created",
+    if (auto error = land(actor, {&dir}, "fs_mkdir", {{}, "directory", {}},
                           [&] { return m_fs.makeDirectory(dir.where); }))
         return fsFailure(*error);
     return McpTools::result({{"ok", true},
@@ -269,11 +269,10 @@ McpTools::Step WorkspaceTools::move(const json &args, const std::string &actor)
     const Target &b = std::get<Target>(to);
     if (auto refused = guard(actor, {&a, &b}, {true, true}, "fs_move"))
         return *refused;
-    const std::string detail =
-        "to=" + b.where.entry.path + " revision=" +
-        (a.revision.empty() ? std::string(kindName(a.where.entry.kind)) : a.revision);
-    if (auto error =
-            land(actor, {&a, &b}, "fs_move", detail, [&] { return m_fs.move(a.where, b.where); }))
+    const std::string revision =
+        a.revision.empty() ? std::string(kindName(a.where.entry.kind)) : a.revision;
+    if (auto error = land(actor, {&a, &b}, "fs_move", {revision, revision, b.where.entry.path},
+                          [&] { return m_fs.move(a.where, b.where); }))
         return fsFailure(*error);
     m_fence.observe(actor, a.where.entry.path, {});
     if (!a.revision.empty())
@@ -300,7 +299,7 @@ McpTools::Step WorkspaceTools::remove(const json &args, const std::string &actor
     if (auto refused = guard(actor, {&victim}, {true}, "fs_delete"))
         return *refused;
     const std::string before = victim.revision.empty() ? "directory" : victim.revision;
-    if (auto error = land(actor, {&victim}, "fs_delete", "before=" + before + " after=absent",
+    if (auto error = land(actor, {&victim}, "fs_delete", {before, {}, {}},
                           [&] { return m_fs.remove(victim.where, recursive.value_or(false)); }))
         return fsFailure(*error);
     m_fence.observe(actor, victim.where.entry.path, {});

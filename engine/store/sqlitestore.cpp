@@ -3,6 +3,8 @@
 
 #include "sqlitestore.h"
 
+#include "ledgerfacts.h"
+
 #include <QFileInfo>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -13,7 +15,9 @@ namespace leasehold {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 1: the ledger's facts were "key=value" text in `detail`. 2: typed facts, encoded (ledgerfacts.h),
+// in `facts`; rows written by schema 1 keep their text there and show no facts.
+constexpr int kSchemaVersion = 2;
 
 const char *const kSchema[] = {
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -24,7 +28,7 @@ const char *const kSchema[] = {
     "INTEGER NOT NULL, expiries INTEGER NOT NULL, suspended INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS ledger (seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind TEXT "
     "NOT NULL, actor TEXT NOT NULL, resource TEXT NOT NULL, lease_id TEXT NOT NULL, token "
-    "INTEGER NOT NULL, ttl_ms INTEGER NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL)",
+    "INTEGER NOT NULL, ttl_ms INTEGER NOT NULL, reason TEXT NOT NULL, facts BLOB NOT NULL)",
     "CREATE INDEX IF NOT EXISTS ledger_actor ON ledger (actor, seq)",
     "CREATE TABLE IF NOT EXISTS keys (digest TEXT PRIMARY KEY, did TEXT NOT NULL, role TEXT NOT "
     "NULL, created_at INTEGER NOT NULL)",
@@ -33,6 +37,19 @@ const char *const kSchema[] = {
 std::string sqlError(const QSqlQuery &q)
 {
     return q.lastError().text().toStdString();
+}
+
+// Brings a database written by an older schema up to this one, in place.
+bool migrate(QSqlDatabase &db, int from, std::string *error)
+{
+    QSqlQuery q(db);
+    if (from == 1 &&
+        (!q.exec(QStringLiteral("ALTER TABLE ledger RENAME COLUMN detail TO facts")) ||
+         !q.exec(QStringLiteral("UPDATE meta SET value = '2' WHERE key = 'schema'")))) {
+        *error = "cannot bring the ledger to schema 2: " + sqlError(q);
+        return false;
+    }
+    return true;
 }
 
 std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
@@ -50,7 +67,9 @@ LedgerEvent eventFrom(const QSqlQuery &q)
     e.token = q.value(6).toULongLong();
     e.ttlMs = q.value(7).toLongLong();
     e.reason = q.value(8).toString().toStdString();
-    e.detail = q.value(9).toString().toStdString();
+    const QByteArray facts = q.value(9).toByteArray();
+    e.facts = decodeFacts(std::string_view(facts.constData(), std::size_t(facts.size())))
+                  .value_or(EventFacts{});
     return e;
 }
 
@@ -103,6 +122,8 @@ bool SqliteStore::createOrCheckSchema(QSqlDatabase &db, std::string *error)
                      v.value(0).toString().toStdString() + ")";
             return false;
         }
+        if (!migrate(db, v.value(0).toInt(), error))
+            return false;
     }
     for (const char *statement : {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"})
         q.exec(QLatin1String(statement));
@@ -288,7 +309,7 @@ std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since
     QSqlQuery q(db);
     q.prepare(
         QStringLiteral("SELECT seq, at, kind, actor, resource, lease_id, token, ttl_ms, "
-                       "reason, detail FROM ledger WHERE seq > ? AND (? = '' OR actor = ?) "
+                       "reason, facts FROM ledger WHERE seq > ? AND (? = '' OR actor = ?) "
                        "AND (? = '' OR kind = ?) AND (? = '' OR resource = ? OR "
                        "substr(resource, 1, length(?) + 1) = ? || '/') ORDER BY seq LIMIT ?"));
     const QString actor = QString::fromStdString(filter.actor);

@@ -2,6 +2,7 @@
 
 #include "sqlitestore.h"
 
+#include "ledgerfacts.h"
 #include "overloaded.h"
 
 #include <QLoggingCategory>
@@ -230,8 +231,7 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
                          "excluded.suspended"),
             // A sequence number is never reused; were one replayed, the first word stands.
             prepared(db, "INSERT OR IGNORE INTO ledger VALUES (?, ?, CAST(? AS TEXT), CAST(? AS "
-                         "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? AS TEXT), "
-                         "CAST(? AS TEXT))"),
+                         "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? AS TEXT), ?)"),
             prepared(db, "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = "
                          "'token_end'"),
             prepared(db, "INSERT OR REPLACE INTO keys VALUES (CAST(? AS TEXT), CAST(? AS TEXT), "
@@ -259,6 +259,9 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
     // TEXT), not through QString and back: no conversion, no copy.
     auto text = [](std::string_view s) {
         return QVariant(QByteArray::fromRawData(s.data(), qsizetype(s.size())));
+    };
+    auto facts = [](const EventFacts &f) {
+        return QVariant(QByteArray::fromStdString(encodeFacts(f)));
     };
     // Within one batch only the last word on a lease or an agent counts: a lease granted and
     // released in the same batch is never written, an agent row is written once.
@@ -301,7 +304,7 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
                            run(st.append, {qlonglong(e.seq), qlonglong(e.at),
                                            text(eventKindName(e.kind)), text(e.actorDid),
                                            text(e.resource), text(e.leaseId), qlonglong(e.token),
-                                           qlonglong(e.ttlMs), text(e.reason), text(e.detail)});
+                                           qlonglong(e.ttlMs), text(e.reason), facts(e.facts)});
                        },
                        [&](const ReserveTokens &r) {
                            if (r.end > 0)

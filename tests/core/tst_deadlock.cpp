@@ -21,6 +21,7 @@ private slots:
     void cyclesOfAnyLengthAreRefused();
     void acyclicWaitGraphsAreNeverDeadlocks();
     void queueViewListsDeadlockPairs();
+    void deadlockNamesTheCycleHoldersLease();
 };
 
 void TstDeadlock::init()
@@ -45,7 +46,7 @@ void TstDeadlock::twoAgentsWaitingOnEachOtherAreRefused()
     QCOMPARE(r.reason, RefusalReason::Deadlock);
     QCOMPARE(r.holder, std::string("A"));
     QCOMPARE(r.waitingOn, std::string("fs:src/b.cpp"));
-    QCOMPARE(r.cycle, (std::vector<std::string>{"B", "A"}));
+    QVERIFY(r.cycle == (std::vector<CycleStep>{{"B", "fs:src/a.cpp"}, {"A", "fs:src/b.cpp"}}));
     QCOMPARE(r.resource, std::string("fs:src/a.cpp"));
     QCOMPARE(m_engine->counters().refusals[size_t(RefusalReason::Deadlock)], 1u);
     // A deadlock refusal records no want: B does not show in the queue for src/a.cpp.
@@ -93,9 +94,12 @@ void TstDeadlock::cyclesOfAnyLengthAreRefused()
     QCOMPARE(r.holder, agent(0));
     QCOMPARE(r.waitingOn, res(1));
     QCOMPARE(int(r.cycle.size()), length);
-    QCOMPARE(r.cycle.front(), agent(length - 1));
-    for (int i = 1; i < length; ++i)
-        QCOMPARE(r.cycle[std::size_t(i)], agent(i - 1));
+    QCOMPARE(r.cycle.front().agent, agent(length - 1));
+    QCOMPARE(r.cycle.front().resource, res(0));
+    for (int i = 1; i < length; ++i) {
+        QCOMPARE(r.cycle[std::size_t(i)].agent, agent(i - 1));
+        QCOMPARE(r.cycle[std::size_t(i)].resource, res(i));
+    }
 }
 
 void TstDeadlock::acyclicWaitGraphsAreNeverDeadlocks()
@@ -146,6 +150,26 @@ void TstDeadlock::queueViewListsDeadlockPairs()
     m_clock.advance(5'000);
     m_engine->expireDue();
     QVERIFY(m_engine->waitView().deadlocks.empty());
+}
+
+void TstDeadlock::deadlockNamesTheCycleHoldersLease()
+{
+    // R asks for {x, y}: x is held by C (plain contention, first in the request), y by B, who
+    // waits for what R holds. The refusal is the deadlock through y, and the times it gives are
+    // those of B's lease on y, not of C's on x.
+    QVERIFY(isGrant(m_engine->acquire(req("C", {"lock:x"}))));
+    m_clock.advance(5'000);
+    QVERIFY(isGrant(m_engine->acquire(req("B", {"lock:y"}, Mode::Write, 0, 60'000))));
+    QVERIFY(isGrant(m_engine->acquire(req("R", {"lock:r"}))));
+    QCOMPARE(refusalOf(m_engine->acquire(req("B", {"lock:r"}))).reason, RefusalReason::LeaseHeld);
+    m_clock.advance(2'000);
+    const Refusal r = refusalOf(m_engine->acquire(req("R", {"lock:x", "lock:y"})));
+    QCOMPARE(r.reason, RefusalReason::Deadlock);
+    QCOMPARE(r.holder, std::string("B"));
+    QCOMPARE(r.resource, std::string("lock:y"));
+    QCOMPARE(r.heldForMs, 2'000);
+    QCOMPARE(r.expiresInMs, 58'000);
+    QVERIFY(r.cycle == (std::vector<CycleStep>{{"R", "lock:y"}, {"B", "lock:r"}}));
 }
 
 QTEST_APPLESS_MAIN(TstDeadlock)

@@ -263,7 +263,7 @@ void Driver::compare(const std::string &what)
         }
         for (const LedgerEvent &e : listener.events)
             qInfo("  engine event %s %s %s %s", std::string(eventKindName(e.kind)).c_str(),
-                  e.actorDid.c_str(), e.resource.c_str(), e.detail.c_str());
+                  e.actorDid.c_str(), e.resource.c_str(), e.reason.c_str());
         listener.events.clear();
     }
     engine.checkInvariants();

@@ -30,7 +30,11 @@ private:
         e.token = 1ull << 40;
         e.ttlMs = -1;
         e.reason = "admin";
-        e.detail = "target=did:agent:x seq=" + std::to_string(seq);
+        e.facts.target = "did:agent:x";
+        e.facts.suspended = true;
+        e.facts.released = std::int64_t(seq);
+        e.facts.cycle = {{"did:agent:a", "fs:x"}, {"did:agent:b", "lock:y"}};
+        e.facts.waitedMs = 0;
         return e;
     }
     static std::vector<StoreOp> decoded(const StoreOps &ops)
@@ -85,7 +89,7 @@ void TstStoreOps::everyOperationRoundTrips()
     QCOMPARE(e.token, want.token);
     QCOMPARE(e.ttlMs, want.ttlMs);
     QCOMPARE(e.reason, want.reason);
-    QCOMPARE(e.detail, want.detail);
+    QVERIFY(e.facts == want.facts);
     const StoredKey &k = std::get<PutKey>(out[5]).key;
     QCOMPARE(k.digestHex, key.digestHex);
     QCOMPARE(k.did, key.did);
@@ -149,14 +153,14 @@ void TstStoreOps::largeOperationsGrowTheBuffer()
 {
     StoreOps ops;
     LedgerEvent big = event(1);
-    big.detail = std::string(100'000, 'x');
+    big.facts.holder = std::string(100'000, 'x');
     for (int i = 0; i < 3; ++i)
         ops.appendEvent(big);
     QVERIFY(ops.capacity() >= 300'000u);
     const std::vector<StoreOp> out = decoded(ops);
     QCOMPARE(out.size(), 3u);
     for (const StoreOp &op : out)
-        QCOMPARE(std::get<AppendEvent>(op).event.detail, big.detail);
+        QVERIFY(std::get<AppendEvent>(op).event == big);
 }
 
 QTEST_APPLESS_MAIN(TstStoreOps)

@@ -206,7 +206,6 @@ void TstWaits::holderMayNotWait()
     const auto r = m_engine->acquire(req("a", {"lock:x"}, Mode::Write, 60'000));
     QVERIFY(std::holds_alternative<Refusal>(r));
     QVERIFY(refusalOf(r).holdAndWait);
-    QVERIFY(refusalOf(r).message.find("whole working set") != std::string::npos);
     QCOMPARE(m_engine->parkedCount(), 0u);
     QVERIFY(m_listener.began.empty());
 }

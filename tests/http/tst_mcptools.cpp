@@ -113,9 +113,10 @@ void TstMcpTools::grantAndRefusalNamingTheHolder()
     QVERIFY(why["retryAfterSeconds"].get<int>() >= 1);
     const std::string text = refused["content"][0]["text"];
     QVERIFY2(text.find("fs:src is held by did:agent:a through fs:src/app.cpp (for 42 s, expires in "
-                       "4 min)") == 0,
+                       "4 min 18 s).") == 0,
              text.c_str());
-    QVERIFY2(text.find("Work on something else") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("call lock_acquire again, or work on something else") != std::string::npos,
+             text.c_str());
     JCOMPARE(json::parse(refused["content"][1]["text"].get<std::string>()), why);
 }
 
@@ -151,7 +152,7 @@ void TstMcpTools::waitEndsAtItsDeadlineWithTheHolder()
     JCOMPARE(result["structuredContent"]["holder"], "did:agent:a");
     JCOMPARE(result["structuredContent"]["waitedMs"], 90'000);
     const std::string text = result["content"][0]["text"];
-    QVERIFY2(text.find("You waited 90 s.") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("You waited 1 min 30 s.") != std::string::npos, text.c_str());
 }
 
 void TstMcpTools::cancelledNotificationEndsTheWait()
@@ -225,10 +226,12 @@ void TstMcpTools::deadlockRefusalTeachesTheWayOut()
              "lease_held"); // a now wants y
     const json refused = b.tool("lock_acquire", {{"paths", {"x"}}, {"wait", 0}});
     JCOMPARE(refused["structuredContent"]["reason"], "deadlock");
-    JCOMPARE(refused["structuredContent"]["cycle"], json({"did:agent:b", "did:agent:a"}));
+    JCOMPARE(refused["structuredContent"]["cycle"],
+             json::parse(R"([{"agent":"did:agent:b","resource":"fs:x"},
+                             {"agent":"did:agent:a","resource":"fs:y"}])"));
     const std::string text = refused["content"][0]["text"];
-    QVERIFY2(text.find("Call lock_release without arguments, then lock_acquire") !=
-                 std::string::npos,
+    QVERIFY2(text.find("Call lock_release without arguments (it lets go of everything you hold), "
+                       "then lock_acquire with everything you need") != std::string::npos,
              text.c_str());
 }
 

@@ -79,8 +79,8 @@ void TstRestInput::badInputIsA4xxNamingTheField_data()
     row("wait negative", "POST", "/lease", R"({"resource":"lock:a","waitMs":-1})", 400, "waitMs");
     row("actor wrong type", "POST", "/lease", R"({"resource":"lock:a","actorDid":5})", 400,
         "actorDid must be a string");
-    row("actor other agent", "POST", "/lease", R"({"resource":"lock:a","actorDid":"did:x"})", 403,
-        "may not name");
+    row("actor other agent", "POST", "/lease", R"({"resource":"lock:a","actorDid":"did:agent:x"})",
+        403, "may not name");
     row("deep nesting", "POST", "/lease", QByteArray(100'000, '[') + QByteArray(100'000, ']'), 400,
         "nested deeper");
     row("deep nesting in object", "POST", "/lease",

@@ -209,8 +209,8 @@ void TstWorkspaceTools::heldPathIsRefusedNamingTheHolder()
     JCOMPARE(r["isError"], true);
     JCOMPARE(r["structuredContent"]["holder"], "did:agent:b");
     JCOMPARE(r["structuredContent"]["heldForMs"], 7'000);
-    QVERIFY2(text(r).find("src/app.cpp is held by did:agent:b through fs:src (for 7 s, "
-                          "expires in 4 min); your fs_edit changed nothing.") == 0,
+    QVERIFY2(text(r).find("Your fs_edit changed nothing: fs:src/app.cpp is held by did:agent:b "
+                          "through fs:src (for 7 s, expires in 4 min 53 s).") == 0,
              text(r).c_str());
     QCOMPARE(contentOf(QStringLiteral("src/app.cpp")), QByteArray("v1\n"));
     // Deleting the folder above is refused too; so is anything below a held file's folder.
@@ -394,9 +394,10 @@ void TstWorkspaceTools::everyMutationIsInTheLedger()
     QCOMPARE(mutations[0].actorDid, std::string("did:agent:a"));
     QCOMPARE(mutations[0].resource, std::string("fs:f.txt"));
     QCOMPARE(mutations[0].reason, std::string("fs_write"));
-    QCOMPARE(mutations[0].detail, "before=absent after=" + WorkspaceFs::revisionOf("one"));
-    QCOMPARE(mutations[1].detail, "before=" + WorkspaceFs::revisionOf("one") +
-                                      " after=" + WorkspaceFs::revisionOf("two"));
+    QCOMPARE(mutations[0].facts.before, std::string());
+    QCOMPARE(mutations[0].facts.after, WorkspaceFs::revisionOf("one"));
+    QCOMPARE(mutations[1].facts.before, WorkspaceFs::revisionOf("one"));
+    QCOMPARE(mutations[1].facts.after, WorkspaceFs::revisionOf("two"));
 }
 
 void TstWorkspaceTools::twoAgentsRaceOneEdit()

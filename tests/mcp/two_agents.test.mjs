@@ -88,8 +88,8 @@ test('acquire, refusal naming the holder, wait ended by a release', async () => 
   assert.equal(refused.isError, true);
   assert.equal(refused.structuredContent.reason, 'lease_held');
   assert.equal(refused.structuredContent.holder, 'did:agent:a');
-  assert.match(refused.content[0].text, /held by did:agent:a \(for \d+ s, expires in \d+ (s|min)\)/);
-  assert.match(refused.content[0].text, /Work on something else/);
+  assert.match(refused.content[0].text, /held by did:agent:a \(for \d+ m?s, expires in \d+ (s|min)/);
+  assert.match(refused.content[0].text, /work on something else/);
 
   const waiting = call(b, 'lock_acquire', { paths: ['src/app.cpp'], wait: 30 });
   await parked('did:agent:b', 'src/app.cpp');

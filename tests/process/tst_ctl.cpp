@@ -186,7 +186,7 @@ void TstCtl::leversReachTheInstance()
 
     QCOMPARE(ctl({"suspend", "did:agent:lb"}).code, 0);
     QJsonObject refusal;
-    QCOMPARE(acquire(b, "lock:l3", &refusal), 409);
+    QCOMPARE(acquire(b, "lock:l3", &refusal), 403); // suspended: 403 in the refusal table
     QCOMPARE(refusal.value("reason").toString(), QStringLiteral("suspended"));
     QCOMPARE(ctl({"unsuspend", "did:agent:lb"}).code, 0);
     QCOMPARE(acquire(b, "lock:l3"), 200);

@@ -44,7 +44,7 @@ private:
         e.actorDid = actor;
         e.resource = "fs:src/a.cpp";
         e.reason = "release";
-        e.detail = "d=" + std::to_string(seq);
+        e.facts.by = "did:op:" + std::to_string(seq);
         return e;
     }
 
@@ -119,7 +119,7 @@ void TstSqliteStore::ledgerPagesBySequenceAndAgent()
     QCOMPARE(page.front().seq, 11u);
     QCOMPARE(page.back().seq, 15u);
     QCOMPARE(page.front().kind, EventKind::Released);
-    QCOMPARE(page.front().detail, std::string("d=11"));
+    QCOMPARE(page.front().facts.by, std::string("did:op:11"));
     page = store.ledger(40, 100, {"did:agent:even", {}, {}});
     QCOMPARE(page.size(), 5u);
     for (const LedgerEvent &e : page)

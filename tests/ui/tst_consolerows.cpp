@@ -106,8 +106,9 @@ void TestConsoleRows::deadlockRefusalIsRememberedWithItsCycle()
     QCOMPARE(d.resource, QStringLiteral("fs:src/parser.cpp"));
     QCOMPARE(d.holder, QStringLiteral("did:agent:left"));
     QCOMPARE(d.waitingOn, QStringLiteral("fs:src/lexer.cpp"));
-    QCOMPARE(d.cycle,
-             QStringLiteral("did:agent:right \u2192 did:agent:left \u2192 did:agent:right"));
+    QCOMPARE(d.cycle, QStringLiteral("did:agent:right \u2192 fs:src/parser.cpp \u2192 "
+                                     "did:agent:left \u2192 fs:src/lexer.cpp \u2192 "
+                                     "did:agent:right"));
     const std::vector<TableRow> rows = deadlockRows(state);
     QCOMPARE(rows.size(), 1u);
     QCOMPARE(rows[0].mark, RowMark::Incident);

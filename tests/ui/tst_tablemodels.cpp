@@ -5,6 +5,7 @@
 #include "ledgerfilterproxy.h"
 #include "ledgermodel.h"
 #include "snapshottablemodel.h"
+#include "wording.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -161,8 +162,8 @@ void TestTableModels::relativeTimesFollowTheClock()
     model.setNow(1'005'000);
     QCOMPARE(model.index(0, 2).data().toString(), QStringLiteral("due"));
     QCOMPARE(model.index(0, 3).data().toString(), QStringLiteral("17 s ago"));
-    QCOMPARE(SnapshotTableModel::humanDuration(61'000), QStringLiteral("1 min 1 s"));
-    QCOMPARE(SnapshotTableModel::humanDuration(3'720'000), QStringLiteral("1 h 2 min"));
+    QCOMPARE(formatDuration(61'000), QStringLiteral("1 min 1 s"));
+    QCOMPARE(formatDuration(3'720'000), QStringLiteral("1 h 2 min"));
 }
 
 void TestTableModels::ledgerIsNewestFirstAndBounded()
