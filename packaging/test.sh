@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds Leasehold twice (optimised, and with AddressSanitizer +
-# UndefinedBehaviorSanitizer) and runs every test in both builds; the optimised build is also
-# packaged, and the package installed and run.
+# Installs what is missing, builds Leasehold twice and runs every test in both builds:
+#   build       optimised, with the console window; also packaged, and the package installed
+#               and run
+#   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, LEASEHOLD_GUI=OFF: the headless
+#               binary servers run (no Qt Widgets, which its tests check), with every non-UI test
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +22,7 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLEASEHOLD_WERROR=ON \
     -DLEASEHOLD_SANITIZE=address,undefined -DLEASEHOLD_BUILD_BENCHMARKS=OFF \
-    -DLEASEHOLD_REQUIRE_NODE_TESTS=ON
+    -DLEASEHOLD_GUI=OFF -DLEASEHOLD_REQUIRE_NODE_TESTS=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"

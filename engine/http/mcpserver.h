@@ -18,7 +18,8 @@
 
 namespace leasehold {
 
-// MCP over Streamable HTTP at /mcp (SPEC §4): JSON-RPC 2.0 answered as plain application/json.
+// MCP over Streamable HTTP at /mcp (docs/protocol.md, "MCP"): JSON-RPC 2.0 answered as plain
+// application/json.
 //
 // Transport rules, checked in this order before any message is read: Origin and Host must name
 // this machine (DNS-rebinding defence, 403); GET has no event stream (405 with Allow); a bearer

@@ -65,9 +65,10 @@ struct Route
     std::function<void(const RestCall &, const Respond &, Deferral &)> handler;
 };
 
-// The REST surface of SPEC §3: a table of routes with their access rule; each handler parses
-// its input, calls the engine through the host and serialises the outcome. Refusals become
-// 409 with Retry-After, bad input 400 naming the field, unknown paths 404, wrong methods 405.
+// The REST surface (docs/protocol.md, "REST"): a table of routes with their access rule; each
+// handler parses its input, calls the engine through the host and serialises the outcome. Refusals
+// become 409 with Retry-After, bad input 400 naming the field, unknown paths 404, wrong methods
+// 405.
 //
 // Thread: the engine thread (the host's).
 class RestApi

@@ -19,8 +19,9 @@
 
 namespace leasehold {
 
-// The guarded workspace tools (SPEC §4): fs_read, fs_stat, fs_list, fs_write, fs_edit,
-// fs_mkdir, fs_move, fs_delete over one workspace root, published through McpTools.
+// The guarded workspace tools (docs/operating.md, "Several coding agents"): fs_read, fs_stat,
+// fs_list, fs_write, fs_edit, fs_mkdir, fs_move, fs_delete over one workspace root, published
+// through McpTools.
 //
 // Every path goes through the same resource parser as lock_acquire and is then resolved to
 // where it really lies (WorkspaceFs), so `src/app.cpp` locked and `./src//app.cpp` written are
