@@ -50,6 +50,8 @@ json toJson(const Refusal &r, const NextSteps &steps)
         j["cycle"] = toJsonArray(r.cycle);
     if (!r.pinId.empty())
         j["pinId"] = r.pinId;
+    if (!r.problem.empty())
+        j["problem"] = r.problem;
     if (!r.leaseId.empty() &&
         (r.reason == RefusalReason::StaleLease || r.reason == RefusalReason::NotHeld))
         j["leaseId"] = r.leaseId;

@@ -5,6 +5,9 @@
 #include "../core/enginetest.h"
 #include "consolerows.h"
 #include "consolestate.h"
+#include "ledgerformat.h"
+#include "ledgerjson.h"
+#include "wording.h"
 
 #include <QTest>
 
@@ -26,6 +29,7 @@ private slots:
 
     void holdersShowEveryLease();
     void deadlockRefusalIsRememberedWithItsCycle();
+    void cycleOfRichNamesIsShownAndExportedAsDecided();
     void expiryIsAnIncidentAndMarksTrust();
     void queueShowsParkedWaitsAndWants();
     void pinsAndAgentsFollowTheEngine();
@@ -115,6 +119,84 @@ void TestConsoleRows::deadlockRefusalIsRememberedWithItsCycle()
     // A later frame without new events keeps the record but raises nothing new.
     QCOMPARE(state.absorb(frame()).size(), 0u);
     QCOMPARE(deadlockRows(state).size(), 1u);
+}
+
+namespace {
+
+// The fields of one CSV line (RFC 4180 quoting; the line holds no line breaks).
+QStringList csvFields(const QString &line)
+{
+    QStringList out;
+    QString field;
+    bool quoted = false;
+    for (qsizetype i = 0; i < line.size(); ++i) {
+        const QChar c = line[i];
+        if (quoted && c == u'"' && i + 1 < line.size() && line[i + 1] == u'"')
+            field += c, ++i;
+        else if (c == u'"')
+            quoted = !quoted;
+        else if (c == u',' && !quoted)
+            out << field, field.clear();
+        else
+            field += c;
+    }
+    return out << field;
+}
+
+} // namespace
+
+void TestConsoleRows::cycleOfRichNamesIsShownAndExportedAsDecided()
+{
+    // Names with every character the DID rule allows (quotes, backslashes, '>' and all).
+    std::string rich = "did:agent:";
+    for (char c = '!'; c <= '~'; ++c)
+        rich += (c == '=' || c == ',') ? std::string() : std::string(1, c);
+    const std::string a = rich + "1", b = rich + "2", c = rich + "3";
+    m_engine->acquire(req(a, {"lock:r1"}));
+    m_engine->acquire(req(b, {"lock:r2"}));
+    m_engine->acquire(req(c, {"lock:r3"}));
+    m_engine->acquire(req(a, {"lock:r2"})); // wants: a -> b -> c
+    m_engine->acquire(req(b, {"lock:r3"}));
+    const Refusal r = refusalOf(m_engine->acquire(req(c, {"lock:r1"})));
+    QCOMPARE(r.reason, RefusalReason::Deadlock);
+    QCOMPARE(r.cycle.size(), 3u);
+
+    ConsoleState state;
+    const std::vector<Incident> incidents = state.absorb(frame());
+    QCOMPARE(incidents.size(), 1u);
+    const DeadlockRecord &d = state.deadlocks().front();
+    QCOMPARE(d.agent, QString::fromStdString(c));
+    QCOMPARE(d.holder, QString::fromStdString(a));
+    QCOMPARE(d.cycle, cyclePath(r.cycle));
+    QCOMPARE(d.cycle,
+             QString::fromStdString(c + " \u2192 lock:r1 \u2192 " + a + " \u2192 lock:r2 \u2192 " +
+                                    b + " \u2192 lock:r3 \u2192 " + c));
+    QVERIFY(incidents[0].text.contains(QString::fromStdString(a)));
+
+    // The export says the same: JSON Lines field by field, CSV as agent=resource steps.
+    std::vector<LedgerEvent> refused;
+    for (const LedgerEvent &e : m_listener.events)
+        if (e.kind == EventKind::Refused && e.reason == "deadlock")
+            refused.push_back(e);
+    QCOMPARE(refused.size(), 1u);
+    const nlohmann::json line = nlohmann::json::parse(ledgerJsonLines(refused).toStdString());
+    QCOMPARE(line["cycle"].size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        QCOMPARE(line["cycle"][i]["agent"].get<std::string>(), r.cycle[i].agent);
+        QCOMPARE(line["cycle"][i]["resource"].get<std::string>(), r.cycle[i].resource);
+    }
+    QCOMPARE(ledgerEventFromJson(line)->facts, refused[0].facts);
+    const QStringList csv = QString::fromUtf8(ledgerCsv(refused)).split(QStringLiteral("\r\n"));
+    const QStringList header = csvFields(csv[0]);
+    const QStringList row = csvFields(csv[1]);
+    QCOMPARE(row.size(), header.size());
+    QCOMPARE(row[header.indexOf(QStringLiteral("actorDid"))], QString::fromStdString(c));
+    QCOMPARE(row[header.indexOf(QStringLiteral("holder"))], QString::fromStdString(a));
+    const QStringList steps = row[header.indexOf(QStringLiteral("cycle"))].split(u' ');
+    QCOMPARE(steps.size(), 3);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(steps[i], QString::fromStdString(r.cycle[std::size_t(i)].agent + "=" +
+                                                  r.cycle[std::size_t(i)].resource));
 }
 
 void TestConsoleRows::expiryIsAnIncidentAndMarksTrust()
