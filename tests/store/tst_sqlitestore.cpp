@@ -23,6 +23,7 @@ private slots:
     void ledgerEventsBeyondTheBoundAreDroppedAndCounted();
     void aFileThatIsNotADatabaseIsRefused();
     void aForeignDatabaseIsRefusedAndLeftAlone();
+    void aSchemaOneLedgerIsCarriedForward();
 
 private:
     QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
@@ -220,4 +221,53 @@ void TstSqliteStore::aForeignDatabaseIsRefusedAndLeftAlone()
 }
 
 QTEST_MAIN(TstSqliteStore)
+void TstSqliteStore::aSchemaOneLedgerIsCarriedForward()
+{
+    // A database as schema 1 wrote it: facts as "key=value" text in `detail`.
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v1"));
+        db.setDatabaseName(path());
+        QVERIFY(db.open());
+        for (const char *statement :
+             {"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+              "INSERT INTO meta VALUES ('application', 'leasehold'), ('schema', '1'), "
+              "('token_end', '1')",
+              "CREATE TABLE ledger (seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind TEXT NOT "
+              "NULL, actor TEXT NOT NULL, resource TEXT NOT NULL, lease_id TEXT NOT NULL, token "
+              "INTEGER NOT NULL, ttl_ms INTEGER NOT NULL, reason TEXT NOT NULL, detail TEXT NOT "
+              "NULL)",
+              "INSERT INTO ledger VALUES (1, 1000, 'coordination.lease.refused', 'did:agent:a', "
+              "'lock:x', '', 0, 0, 'lease_held', 'holder=did:agent:b')"})
+            QVERIFY2(QSqlQuery(db).exec(QLatin1String(statement)), statement);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("v1"));
+
+    SqliteStore store({path()});
+    std::string error;
+    QVERIFY2(store.load(&error), error.c_str());
+    // The old event is kept, its text never parsed: it reads with no facts.
+    std::vector<LedgerEvent> page = store.ledger(0, 10, {});
+    QCOMPARE(page.size(), 1u);
+    QCOMPARE(page[0].reason, std::string("lease_held"));
+    QVERIFY(page[0].facts == EventFacts{});
+    // New events are written and read with their facts beside it.
+    StoreOps ops;
+    LedgerEvent e = event(2, "did:agent:a");
+    e.facts.cycle = {{"did:agent:a", "lock:x"}, {"did:agent:b", "lock:y"}};
+    ops.add(AppendEvent{e});
+    commit(store, std::move(ops));
+    page = store.ledger(1, 10, {});
+    QCOMPARE(page.size(), 1u);
+    QVERIFY(page[0].facts == e.facts);
+    store.close();
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v2"));
+    db.setDatabaseName(path());
+    QVERIFY(db.open());
+    QSqlQuery q(db);
+    QVERIFY(q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")) && q.next());
+    QCOMPARE(q.value(0).toString(), QStringLiteral("2"));
+}
+
 #include "tst_sqlitestore.moc"
