@@ -180,7 +180,7 @@ CtlExit CtlCommands::status()
           << "leases:     " << s.body["leases"].size() << "\n"
           << "waiting:    " << parked << " parked, "
           << s.body["waiters"].size() - std::size_t(parked) << " recently refused\n"
-          << "deadlocks:  " << s.body["deadlocks"].size() << " live pair(s)\n"
+          << "deadlocks:  " << s.body["deadlocks"].size() << " live cycle(s)\n"
           << "agents:     " << s.body["agents"].size() << "\n"
           << "grants:     " << text(s.body["counters"].value("grants", json(0))) << ", expiries "
           << text(s.body["counters"].value("expiries", json(0))) << "\n";
@@ -223,10 +223,13 @@ CtlExit CtlCommands::wait()
                    formatDuration(x.value("deadline", now) - now)});
     m_out << table.render();
     if (!w.body["deadlocks"].empty()) {
-        TextTable pairs({"AGENT", "WANTS", "HELD BY", "WHO WANTS"});
-        for (const json &p : w.body["deadlocks"])
-            pairs.add({text(p["a"]), text(p["resourceB"]), text(p["b"]), text(p["resourceA"])});
-        m_out << "\ndeadlock pairs:\n" << pairs.render();
+        m_out << "\ndeadlocks (live cycles; each waits for what the next holds):\n";
+        for (const json &d : w.body["deadlocks"]) {
+            std::vector<CycleStep> steps;
+            for (const json &s : d.value("cycle", json::array()))
+                steps.push_back({s.value("agent", ""), s.value("resource", "")});
+            m_out << "  " << cyclePath(steps) << "\n";
+        }
     }
     return CtlExit::Ok;
 }

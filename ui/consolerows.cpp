@@ -1,5 +1,7 @@
 #include "consolerows.h"
 
+#include "wording.h"
+
 #include <QCoreApplication>
 
 using namespace leasehold;
@@ -111,12 +113,15 @@ std::vector<TableRow> deadlockRows(const ConsoleState &state)
     if (!state.frame())
         return rows;
     const Snapshot &s = state.frame()->snapshot;
-    for (const DeadlockPair &p : s.deadlocks) {
-        rows.push_back({QStringLiteral("pair:%1:%2").arg(q(p.a), q(p.b)),
-                        {q(p.a), q(p.resourceB), q(p.b), q(p.resourceA),
-                         QStringLiteral("%1 \u2192 %2 \u2192 %1").arg(q(p.a), q(p.b)),
-                         tr("live: both waiting"), qint64(s.at)},
-                        RowMark::Incident});
+    for (const DeadlockCycle &c : s.deadlocks) {
+        const QString path = cyclePath(c.steps);
+        rows.push_back(
+            {QStringLiteral("live:") + path,
+             {q(c.steps[0].agent), q(c.steps[0].resource), q(c.steps[1].agent),
+              q(c.steps[1].resource), path,
+              tr("live: %1 waiting").arg(countOf(qint64(c.steps.size()), "agent", "agents")),
+              qint64(s.at)},
+             RowMark::Incident});
     }
     for (const DeadlockRecord &d : state.deadlocks()) {
         rows.push_back(

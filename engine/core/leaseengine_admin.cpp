@@ -156,7 +156,7 @@ WaitView LeaseEngine::waitView(const ResourceName *filter) const
                                     holderOf(want->resource, want->exclusive, agent), 0});
         }
     }
-    view.deadlocks = m_graph.pairs(m_agents.all());
+    view.deadlocks = m_graph.cycles(m_agents.all());
     return view;
 }
 

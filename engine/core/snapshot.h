@@ -21,20 +21,18 @@ struct WaiterInfo
     std::uint64_t waitId = 0;
 };
 
-// Two agents, each waiting for what the other holds: a waits for resourceB held by b, b waits
-// for resourceA held by a.
-struct DeadlockPair
+// A live cycle of waits, of any length: each step's agent waits for its resource, which the
+// next step's agent holds (the last step's is held by the first). It starts at the smallest
+// DID, so the same cycle reads the same in every snapshot.
+struct DeadlockCycle
 {
-    std::string a;
-    std::string b;
-    std::string resourceA;
-    std::string resourceB;
+    std::vector<CycleStep> steps;
 };
 
 struct WaitView
 {
     std::vector<WaiterInfo> waiters;
-    std::vector<DeadlockPair> deadlocks;
+    std::vector<DeadlockCycle> deadlocks;
 };
 
 struct TrustInfo
@@ -87,7 +85,7 @@ struct Snapshot
     std::uint64_t lastSeq = 0; // the newest ledger event's sequence number
     std::vector<LeaseInfo> leases;
     std::vector<WaiterInfo> waiters;
-    std::vector<DeadlockPair> deadlocks;
+    std::vector<DeadlockCycle> deadlocks;
     std::vector<PinInfo> pins;
     std::vector<TrustInfo> trust;
     std::vector<AgentInfo> agents;

@@ -138,32 +138,110 @@ std::optional<WaitCycle> WaitGraph::findCycle(const AgentRecord *requester,
     return std::nullopt;
 }
 
-std::vector<DeadlockPair> WaitGraph::pairs(const std::vector<AgentRecord *> &agents) const
+std::vector<DeadlockCycle> WaitGraph::cycles(const std::vector<AgentRecord *> &agents) const
 {
+    // The graph among agents that wait; an agent that waits for nothing is on no cycle.
     std::unordered_map<const AgentRecord *, std::vector<Edge>> edges;
     for (const AgentRecord *a : agents) {
         if (!a->parked.empty() || !a->wants.empty())
             edges.emplace(a, edgesOf(a));
     }
-    std::vector<DeadlockPair> out;
-    for (const auto &[a, out_edges] : edges) {
-        for (const Edge &ab : out_edges) {
-            if (ab.to->did <= a->did) // report each pair once, smaller DID first
-                continue;
-            auto it = edges.find(ab.to);
-            if (it == edges.end())
-                continue;
-            for (const Edge &ba : it->second) {
-                if (ba.to == a) {
-                    out.push_back(
-                        {a->did, ab.to->did, ba.waitingOn->canonical(), ab.waitingOn->canonical()});
-                    break;
+
+    // Tarjan's strongly connected components, iteratively (no recursion depth to fear).
+    struct Mark
+    {
+        int index = -1;
+        int low = 0;
+        bool onStack = false;
+    };
+    std::unordered_map<const AgentRecord *, Mark> marks;
+    std::vector<const AgentRecord *> stack;
+    std::vector<std::vector<const AgentRecord *>> parts;
+    int counter = 0;
+    auto open = [&](const AgentRecord *v) {
+        marks[v] = {counter, counter, true};
+        ++counter;
+        stack.push_back(v);
+    };
+    for (const auto &[root, rootEdges] : edges) {
+        if (marks.count(root))
+            continue;
+        std::vector<std::pair<const AgentRecord *, std::size_t>> calls{{root, 0}};
+        open(root);
+        while (!calls.empty()) {
+            const AgentRecord *v = calls.back().first;
+            const std::vector<Edge> &out = edges.at(v);
+            if (calls.back().second < out.size()) {
+                const AgentRecord *w = out[calls.back().second++].to;
+                if (!edges.count(w))
+                    continue;
+                const auto seen = marks.find(w);
+                if (seen == marks.end()) {
+                    open(w);
+                    calls.push_back({w, 0});
+                } else if (seen->second.onStack) {
+                    marks[v].low = std::min(marks[v].low, seen->second.index);
                 }
+                continue;
             }
+            calls.pop_back();
+            if (!calls.empty()) {
+                Mark &parent = marks[calls.back().first];
+                parent.low = std::min(parent.low, marks[v].low);
+            }
+            if (marks[v].low != marks[v].index)
+                continue;
+            std::vector<const AgentRecord *> part;
+            const AgentRecord *w = nullptr;
+            do {
+                w = stack.back();
+                stack.pop_back();
+                marks[w].onStack = false;
+                part.push_back(w);
+            } while (w != v);
+            if (part.size() > 1)
+                parts.push_back(std::move(part));
         }
     }
-    std::sort(out.begin(), out.end(), [](const DeadlockPair &x, const DeadlockPair &y) {
-        return std::tie(x.a, x.b) < std::tie(y.a, y.b);
+
+    // In each part, the shortest cycle through its smallest DID.
+    std::vector<DeadlockCycle> out;
+    for (const std::vector<const AgentRecord *> &part : parts) {
+        const AgentRecord *start = *std::min_element(
+            part.begin(), part.end(),
+            [](const AgentRecord *x, const AgentRecord *y) { return x->did < y->did; });
+        std::unordered_map<const AgentRecord *, std::pair<const AgentRecord *, const Edge *>> via;
+        std::vector<const AgentRecord *> frontier{start};
+        const AgentRecord *last = nullptr;
+        const Edge *closing = nullptr;
+        for (std::size_t at = 0; at < frontier.size() && !closing; ++at) {
+            const AgentRecord *u = frontier[at];
+            for (const Edge &e : edges.at(u)) {
+                if (e.to == start) {
+                    last = u;
+                    closing = &e;
+                    break;
+                }
+                if (std::find(part.begin(), part.end(), e.to) == part.end() || via.count(e.to))
+                    continue;
+                via.emplace(e.to, std::make_pair(u, &e));
+                frontier.push_back(e.to);
+            }
+        }
+        if (!closing)
+            continue; // cannot happen in a strongly connected part; never report half a cycle
+        DeadlockCycle cycle;
+        cycle.steps.push_back({last->did, closing->waitingOn->canonical()});
+        for (const AgentRecord *v = last; v != start;) {
+            const auto &[from, edge] = via.at(v);
+            cycle.steps.push_back({from->did, edge->waitingOn->canonical()});
+            v = from;
+        }
+        std::reverse(cycle.steps.begin(), cycle.steps.end());
+        out.push_back(std::move(cycle));
+    }
+    std::sort(out.begin(), out.end(), [](const DeadlockCycle &x, const DeadlockCycle &y) {
+        return x.steps.front().agent < y.steps.front().agent;
     });
     return out;
 }

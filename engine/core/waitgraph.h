@@ -42,8 +42,10 @@ public:
     std::optional<WaitCycle> findCycle(const AgentRecord *requester,
                                        const std::vector<Claim> &claims) const;
 
-    // Pairs of agents each waiting on the other (the queue view's deadlock list).
-    std::vector<DeadlockPair> pairs(const std::vector<AgentRecord *> &agents) const;
+    // The live cycles among `agents` (the queue view's deadlock list): one per strongly
+    // connected part of the wait-for graph, the shortest through its smallest DID. Linear in
+    // the graph's size (Tarjan), then a breadth-first search inside each part.
+    std::vector<DeadlockCycle> cycles(const std::vector<AgentRecord *> &agents) const;
 
     struct Edge
     {

@@ -81,9 +81,9 @@ json toJson(const WaiterInfo &w)
     return j;
 }
 
-json toJson(const DeadlockPair &p)
+json toJson(const DeadlockCycle &c)
 {
-    return {{"a", p.a}, {"b", p.b}, {"resourceA", p.resourceA}, {"resourceB", p.resourceB}};
+    return {{"cycle", toJsonArray(c.steps)}};
 }
 
 json toJson(const WaitView &v)

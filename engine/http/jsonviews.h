@@ -17,7 +17,7 @@ nlohmann::json toJson(const CycleStep &step);
 nlohmann::json toJson(const Refusal &refusal, const NextSteps &steps = restSteps());
 nlohmann::json toJson(const PinInfo &pin);
 nlohmann::json toJson(const WaiterInfo &waiter);
-nlohmann::json toJson(const DeadlockPair &pair);
+nlohmann::json toJson(const DeadlockCycle &cycle);
 nlohmann::json toJson(const WaitView &view);
 nlohmann::json toJson(const AgentView &view);
 nlohmann::json toJson(const Snapshot &snapshot);

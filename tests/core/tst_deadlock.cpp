@@ -22,6 +22,7 @@ private slots:
     void acyclicWaitGraphsAreNeverDeadlocks();
     void queueViewListsDeadlockPairs();
     void deadlockNamesTheCycleHoldersLease();
+    void queueViewListsLiveCyclesOfAnyLength();
 };
 
 void TstDeadlock::init()
@@ -142,10 +143,8 @@ void TstDeadlock::queueViewListsDeadlockPairs()
     QVERIFY(isGrant(m_engine->acquire(req("B", {"lock:y"}))));
     const WaitView v = m_engine->waitView();
     QCOMPARE(v.deadlocks.size(), 1u);
-    QCOMPARE(v.deadlocks[0].a, std::string("A"));
-    QCOMPARE(v.deadlocks[0].b, std::string("B"));
-    QCOMPARE(v.deadlocks[0].resourceA, std::string("lock:x")); // held by A, wanted by B
-    QCOMPARE(v.deadlocks[0].resourceB, std::string("lock:y")); // held by B, wanted by A
+    // A waits for y (held by B), B for x (held by A); the cycle starts at the smaller DID.
+    QVERIFY(v.deadlocks[0].steps == (std::vector<CycleStep>{{"A", "lock:y"}, {"B", "lock:x"}}));
     // The pair dissolves when the wants lapse.
     m_clock.advance(5'000);
     m_engine->expireDue();
@@ -170,6 +169,39 @@ void TstDeadlock::deadlockNamesTheCycleHoldersLease()
     QCOMPARE(r.heldForMs, 2'000);
     QCOMPARE(r.expiresInMs, 58'000);
     QVERIFY(r.cycle == (std::vector<CycleStep>{{"R", "lock:y"}, {"B", "lock:r"}}));
+}
+
+void TstDeadlock::queueViewListsLiveCyclesOfAnyLength()
+{
+    // A cycle of three closed by a grant (a request that closed it would be refused):
+    // A wants b (B's), B wants c (D's for now), C wants a (A's); D lets go and C takes c.
+    m_engine->acquire(req("A", {"lock:a"}));
+    m_engine->acquire(req("B", {"lock:b"}));
+    m_engine->acquire(req("D", {"lock:c"}));
+    m_engine->acquire(req("A", {"lock:b"}));
+    m_engine->acquire(req("B", {"lock:c"}));
+    m_engine->acquire(req("C", {"lock:a"}));
+    QVERIFY(m_engine->waitView().deadlocks.empty());
+    m_engine->release("D", {});
+    QVERIFY(isGrant(m_engine->acquire(req("C", {"lock:c"}))));
+    // A pair elsewhere at the same time: E and F, each waiting for the other.
+    m_engine->acquire(req("E", {"lock:e"}));
+    m_engine->acquire(req("G", {"lock:f"}));
+    m_engine->acquire(req("E", {"lock:f"}));
+    m_engine->acquire(req("F", {"lock:e"}));
+    m_engine->release("G", {});
+    QVERIFY(isGrant(m_engine->acquire(req("F", {"lock:f"}))));
+
+    const WaitView v = m_engine->waitView();
+    QCOMPARE(v.deadlocks.size(), 2u);
+    QVERIFY(v.deadlocks[0].steps ==
+            (std::vector<CycleStep>{{"A", "lock:b"}, {"B", "lock:c"}, {"C", "lock:a"}}));
+    QVERIFY(v.deadlocks[1].steps == (std::vector<CycleStep>{{"E", "lock:f"}, {"F", "lock:e"}}));
+    QCOMPARE(m_engine->snapshot().deadlocks.size(), 2u);
+    // The cycles dissolve when the wants lapse.
+    m_clock.advance(5'000);
+    m_engine->expireDue();
+    QVERIFY(m_engine->waitView().deadlocks.empty());
 }
 
 QTEST_APPLESS_MAIN(TstDeadlock)
