@@ -43,12 +43,17 @@ private slots:
 
 private:
     QString file(const QString &relative) const { return ws->path() + QLatin1Char('/') + relative; }
-    void put(const QString &relative, const QByteArray &content) const
+    // Whether the file was written: QVERIFY(put(...)).
+    [[nodiscard]] bool put(const QString &relative, const QByteArray &content) const
     {
         QDir().mkpath(QFileInfo(file(relative)).absolutePath());
         QFile f(file(relative));
-        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        f.write(content);
+        const bool written = f.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+                             f.write(content) == content.size() && f.flush();
+        if (!written)
+            QTest::qFail(qPrintable(QStringLiteral("cannot write %1").arg(relative)), __FILE__,
+                         __LINE__);
+        return written;
     }
     QByteArray contentOf(const QString &relative) const
     {
@@ -147,7 +152,7 @@ void TstWorkspaceTools::pathsCannotLeaveTheRoot()
 
 void TstWorkspaceTools::linksInsideResolveToTheirRealPath()
 {
-    put(QStringLiteral("src/app.cpp"), "int main() {}\n");
+    QVERIFY(put(QStringLiteral("src/app.cpp"), "int main() {}\n"));
     QVERIFY(QFile::link(file(QStringLiteral("src")), file(QStringLiteral("alias"))));
     QCOMPARE(b->initialize().status, 200);
     b->tool("lock_acquire", {{"paths", {"src"}}});
@@ -199,7 +204,7 @@ void TstWorkspaceTools::strictWhileAnotherAgentIsLive()
 
 void TstWorkspaceTools::heldPathIsRefusedNamingTheHolder()
 {
-    put(QStringLiteral("src/app.cpp"), "v1\n");
+    QVERIFY(put(QStringLiteral("src/app.cpp"), "v1\n"));
     QCOMPARE(b->initialize().status, 200);
     b->tool("lock_acquire", {{"paths", {"src"}}});
     s->clock.advance(7'000);
@@ -221,12 +226,12 @@ void TstWorkspaceTools::heldPathIsRefusedNamingTheHolder()
 
 void TstWorkspaceTools::fenceRefusesStaleAndBlindWrites()
 {
-    put(QStringLiteral("f.txt"), "base\n");
-    put(QStringLiteral("g.txt"), "never read\n");
+    QVERIFY(put(QStringLiteral("f.txt"), "base\n"));
+    QVERIFY(put(QStringLiteral("g.txt"), "never read\n"));
     const std::string seen =
         a->tool("fs_read", {{"path", "f.txt"}})["structuredContent"]["revision"];
     QCOMPARE(QString::fromStdString(seen).left(10), QStringLiteral("sha256-v1:"));
-    put(QStringLiteral("f.txt"), "changed by someone else\n");
+    QVERIFY(put(QStringLiteral("f.txt"), "changed by someone else\n"));
 
     json r =
         a->tool("fs_edit", {{"path", "f.txt"}, {"old_string", "someone"}, {"new_string", "x"}});
@@ -256,7 +261,7 @@ void TstWorkspaceTools::fenceRefusesStaleAndBlindWrites()
 
 void TstWorkspaceTools::pinHoldsAnExpiryUntilTheWriteLands()
 {
-    put(QStringLiteral("f.txt"), "v1\n");
+    QVERIFY(put(QStringLiteral("f.txt"), "v1\n"));
     a->tool("lock_acquire", {{"paths", {"f.txt"}}, {"ttl", 2}});
     a->tool("fs_read", {{"path", "f.txt"}});
     bool checked = false;
@@ -293,7 +298,7 @@ void TstWorkspaceTools::pinHoldsAnExpiryUntilTheWriteLands()
 
 void TstWorkspaceTools::writeIsAtomicAndKeepsTheMode()
 {
-    put(QStringLiteral("run.sh"), "#!/bin/sh\necho old\n");
+    QVERIFY(put(QStringLiteral("run.sh"), "#!/bin/sh\necho old\n"));
     QVERIFY(QFile::setPermissions(file(QStringLiteral("run.sh")),
                                   QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
                                       QFile::ReadGroup));
@@ -311,7 +316,7 @@ void TstWorkspaceTools::writeIsAtomicAndKeepsTheMode()
 
 void TstWorkspaceTools::editNeedsOneExactMatch()
 {
-    put(QStringLiteral("f.txt"), "x = 1\nx = 1\ny = 2\n");
+    QVERIFY(put(QStringLiteral("f.txt"), "x = 1\nx = 1\ny = 2\n"));
     a->tool("fs_read", {{"path", "f.txt"}});
     json r = a->tool("fs_edit", {{"path", "f.txt"}, {"old_string", "z = 3"}, {"new_string", "q"}});
     JCOMPARE(r["structuredContent"]["reason"], "no_match");
@@ -324,7 +329,7 @@ void TstWorkspaceTools::editNeedsOneExactMatch()
                             {"replace_all", true}});
     QVERIFY2(!r.contains("isError"), text(r).c_str());
     QCOMPARE(contentOf(QStringLiteral("f.txt")), QByteArray("x = 5\nx = 5\ny = 2\n"));
-    put(QStringLiteral("bin.dat"), QByteArray("\x00\x01\x02", 3));
+    QVERIFY(put(QStringLiteral("bin.dat"), QByteArray("\x00\x01\x02", 3)));
     a->tool("fs_read", {{"path", "bin.dat"}, {"encoding", "base64"}});
     r = a->tool("fs_edit", {{"path", "bin.dat"}, {"old_string", "a"}, {"new_string", "b"}});
     JCOMPARE(r["structuredContent"]["reason"], "binary");
@@ -332,7 +337,7 @@ void TstWorkspaceTools::editNeedsOneExactMatch()
 
 void TstWorkspaceTools::readLimitsAndBinary()
 {
-    put(QStringLiteral("big.txt"), QByteArray(9 * 1024 * 1024, 'a') + "\nlast line\n");
+    QVERIFY(put(QStringLiteral("big.txt"), QByteArray(9 * 1024 * 1024, 'a') + "\nlast line\n"));
     json r = a->tool("fs_read", {{"path", "big.txt"}});
     JCOMPARE(r["structuredContent"]["reason"], "too_large");
     QVERIFY2(text(r).find("offset and limit") != std::string::npos, text(r).c_str());
@@ -340,7 +345,7 @@ void TstWorkspaceTools::readLimitsAndBinary()
     JCOMPARE(r["structuredContent"]["content"], "last line\n");
     JCOMPARE(r["structuredContent"]["totalLines"], 3);
 
-    put(QStringLiteral("bin.dat"), QByteArray("\x00\xff", 2));
+    QVERIFY(put(QStringLiteral("bin.dat"), QByteArray("\x00\xff", 2)));
     JCOMPARE(a->tool("fs_read", {{"path", "bin.dat"}})["structuredContent"]["reason"], "binary");
     JCOMPARE(a->tool("fs_read",
                      {{"path", "bin.dat"}, {"encoding", "base64"}})["structuredContent"]["content"],
@@ -355,8 +360,8 @@ void TstWorkspaceTools::readLimitsAndBinary()
 
 void TstWorkspaceTools::moveAndDeleteAreGuarded()
 {
-    put(QStringLiteral("src/a.cpp"), "a\n");
-    put(QStringLiteral("dst/keep.txt"), "k\n");
+    QVERIFY(put(QStringLiteral("src/a.cpp"), "a\n"));
+    QVERIFY(put(QStringLiteral("dst/keep.txt"), "k\n"));
     QCOMPARE(b->initialize().status, 200);
     b->tool("lock_acquire", {{"paths", {"dst"}}});
     a->tool("lock_acquire", {{"paths", {"src"}}});
@@ -402,7 +407,7 @@ void TstWorkspaceTools::everyMutationIsInTheLedger()
 
 void TstWorkspaceTools::twoAgentsRaceOneEdit()
 {
-    put(QStringLiteral("shared.cpp"), "int value = 1;\n");
+    QVERIFY(put(QStringLiteral("shared.cpp"), "int value = 1;\n"));
     QCOMPARE(b->initialize().status, 200);
     a->tool("fs_read", {{"path", "shared.cpp"}});
     b->tool("fs_read", {{"path", "shared.cpp"}});

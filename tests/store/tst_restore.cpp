@@ -36,11 +36,15 @@ private:
             restored = host.restoreFrom(store, *state);
         }
         // Waits until everything decided so far is durable.
-        void settle()
+        // Whether everything so far became durable: QVERIFY(run.settle()).
+        [[nodiscard]] bool settle()
         {
             bool done = false;
             host.whenDurable([&](bool) { done = true; });
-            QTRY_VERIFY(done);
+            if (QTest::qWaitFor([&] { return done; }, 5000))
+                return true;
+            QTest::qFail("the store did not settle within 5 s", __FILE__, __LINE__);
+            return false;
         }
         Grant acquire(const std::string &who, const char *what, std::int64_t ttlMs)
         {
@@ -85,7 +89,7 @@ void TstRestore::aSecondRunContinuesTheFirst()
         first.host.run(
             [&](LeaseEngine &e) { e.release("did:agent:b", {first.name("lock:deploy")}); });
         first.host.run([](LeaseEngine &e) { e.suspend("did:op:alice", "did:agent:c", true); });
-        first.settle();
+        QVERIFY(first.settle());
         lastSeq = first.host.ledger(0, 1000).back().seq;
     }
     clock.advance(60'000);
@@ -105,7 +109,7 @@ void TstRestore::aSecondRunContinuesTheFirst()
     QVERIFY(std::holds_alternative<Refusal>(refused));
     const Grant next = second.acquire("did:agent:b", "lock:other", 10'000);
     QVERIFY(next.leases[0].token > released.leases[0].token);
-    second.settle();
+    QVERIFY(second.settle());
     // The ledger continues its sequence, and older pages come from the store.
     const std::vector<LedgerEvent> all = second.host.ledger(0, 1000);
     QVERIFY(all.size() >= 5);
@@ -119,7 +123,7 @@ void TstRestore::leasesDueWhileDownExpireWithTheirTrustEffect()
     {
         Run first(path(), clock);
         leaseId = first.acquire("did:agent:a", "lock:deploy", 5'000).leases[0].leaseId;
-        first.settle();
+        QVERIFY(first.settle());
     }
     clock.advance(60'000); // the process was down when the lease fell due
     Run second(path(), clock);
@@ -130,7 +134,7 @@ void TstRestore::leasesDueWhileDownExpireWithTheirTrustEffect()
     QCOMPARE(last.kind, EventKind::Expired);
     QCOMPARE(last.leaseId, leaseId);
     QVERIFY(last.facts.whileDown);
-    second.settle();
+    QVERIFY(second.settle());
     second.host.closeStore();
     Run third(path(), clock);
     QCOMPARE(third.restored, 0); // the expiry itself was made durable
@@ -140,7 +144,7 @@ void TstRestore::leasesDueWhileDownExpireWithTheirTrustEffect()
 void TstRestore::answersWaitForTheirBatch()
 {
     Run run(path(), clock);
-    run.settle();
+    QVERIFY(run.settle());
     bool answered = false;
     run.acquire("did:agent:a", "lock:x", 10'000);
     run.host.whenDurable([&](bool) { answered = true; });
@@ -156,7 +160,7 @@ void TstRestore::ledgerPagesReadOffTheEngineThreadSpanStoreAndRing()
         run.acquire("did:agent:a", "lock:x", 30'000);
         run.host.run([&](LeaseEngine &e) { return e.release("did:agent:a", {}); });
     }
-    run.settle();
+    QVERIFY(run.settle());
     const std::uint64_t last = run.host.ledger(0, 100'000).back().seq;
     QVERIFY(last >= 80);
     std::vector<LedgerEvent> page;

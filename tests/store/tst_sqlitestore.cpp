@@ -28,13 +28,16 @@ private slots:
 private:
     QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
     // Submits and returns once the writer reported the ticket durable.
-    static void commit(SqliteStore &store, StoreOps ops)
+    // Whether the store made `ops` durable within 5 s: QVERIFY(commit(...)).
+    [[nodiscard]] static bool commit(SqliteStore &store, StoreOps ops)
     {
         std::uint64_t durable = 0;
         store.setDurableCallback([&](std::uint64_t t) { durable = t; });
         const std::uint64_t ticket = store.submit(ops);
-        QVERIFY(ops.empty());
-        QTRY_VERIFY(durable >= ticket);
+        if (ops.empty() && QTest::qWaitFor([&] { return durable >= ticket; }, 5000))
+            return true;
+        QTest::qFail("the store did not make the batch durable", __FILE__, __LINE__);
+        return false;
     }
     static LedgerEvent event(std::uint64_t seq, const std::string &actor, TimeMs at = 1000)
     {
@@ -69,12 +72,13 @@ void TstSqliteStore::stateSurvivesAReopen()
         QVERIFY2(empty, error.c_str());
         QCOMPARE(empty->leases.size(), 0u);
         QCOMPARE(empty->tokenEnd, 1u);
-        commit(store, {PutLease{kept}, PutLease{gone}, ReserveTokens{4097}});
-        commit(store, {DropLease{"ls_2"}, PutAgent{{"did:agent:b", 0.5, 1, 0, false}},
-                       PutAgent{{"did:agent:c", -5, 0, 1, true}}, AppendEvent{event(41, "b")},
-                       PutKey{{std::string(64, 'a'), "did:agent:new", "agent", 5000}}});
-        kept.expiresAt = 91000;                              // an extension replaces the row
-        commit(store, {PutLease{kept}, ReserveTokens{100}}); // a lower end never lowers it
+        QVERIFY(commit(store, {PutLease{kept}, PutLease{gone}, ReserveTokens{4097}}));
+        QVERIFY(
+            commit(store, {DropLease{"ls_2"}, PutAgent{{"did:agent:b", 0.5, 1, 0, false}},
+                           PutAgent{{"did:agent:c", -5, 0, 1, true}}, AppendEvent{event(41, "b")},
+                           PutKey{{std::string(64, 'a'), "did:agent:new", "agent", 5000}}}));
+        kept.expiresAt = 91000; // an extension replaces the row
+        QVERIFY(commit(store, {PutLease{kept}, ReserveTokens{100}})); // a lower end never lowers it
     }
     SqliteStore store({path()});
     std::string error;
@@ -114,7 +118,7 @@ void TstSqliteStore::ledgerPagesBySequenceAndAgent()
     StoreOps ops;
     for (std::uint64_t seq = 1; seq <= 50; ++seq)
         ops.add(AppendEvent{event(seq, seq % 2 ? "did:agent:odd" : "did:agent:even")});
-    commit(store, std::move(ops));
+    QVERIFY(commit(store, std::move(ops)));
     std::vector<LedgerEvent> page = store.ledger(10, 5, {});
     QCOMPARE(page.size(), 5u);
     QCOMPARE(page.front().seq, 11u);
@@ -145,15 +149,15 @@ void TstSqliteStore::retentionKeepsTheNewestRows()
     StoreOps ops;
     for (std::uint64_t seq = 1; seq <= 30; ++seq)
         ops.add(AppendEvent{event(seq, "a", TimeMs(seq) * 100)});
-    commit(store, std::move(ops));
-    commit(store, {AppendEvent{event(31, "a", 3100)}}); // the pass after the first batch
+    QVERIFY(commit(store, std::move(ops)));
+    QVERIFY(commit(store, {AppendEvent{event(31, "a", 3100)}})); // the pass after the first batch
     const std::vector<LedgerEvent> left = store.ledger(0, 100, {});
     QCOMPARE(left.size(), 10u);
     QCOMPARE(left.front().seq, 22u);
     QCOMPARE(left.back().seq, 31u);
     // By age: everything older than 5 s before the newest event goes.
-    commit(store, {AppendEvent{event(32, "a", 3100 + 5000 + 250)}});
-    commit(store, {AppendEvent{event(33, "a", 3100 + 5000 + 300)}});
+    QVERIFY(commit(store, {AppendEvent{event(32, "a", 3100 + 5000 + 250)}}));
+    QVERIFY(commit(store, {AppendEvent{event(33, "a", 3100 + 5000 + 300)}}));
     const std::vector<LedgerEvent> recent = store.ledger(0, 100, {});
     QCOMPARE(recent.front().seq, 32u);
 }
@@ -170,7 +174,7 @@ void TstSqliteStore::ledgerEventsBeyondTheBoundAreDroppedAndCounted()
         burst.add(AppendEvent{event(seq, "a")});
     LeaseInfo lease{"ls_1", "lock:x", "did:agent:a", Mode::Write, 1, 0, 60000, 60000};
     burst.add(PutLease{lease}); // state is never dropped
-    commit(store, std::move(burst));
+    QVERIFY(commit(store, std::move(burst)));
     const StoreStats stats = store.stats();
     QCOMPARE(stats.droppedEvents, 990u);
     QCOMPARE(store.ledger(0, 2000, {}).size(), 10u);
@@ -257,7 +261,7 @@ void TstSqliteStore::aSchemaOneLedgerIsCarriedForward()
     LedgerEvent e = event(2, "did:agent:a");
     e.facts.cycle = {{"did:agent:a", "lock:x"}, {"did:agent:b", "lock:y"}};
     ops.add(AppendEvent{e});
-    commit(store, std::move(ops));
+    QVERIFY(commit(store, std::move(ops)));
     page = store.ledger(1, 10, {});
     QCOMPARE(page.size(), 1u);
     QVERIFY(page[0].facts == e.facts);

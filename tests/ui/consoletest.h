@@ -49,14 +49,21 @@ public:
         m_options.open = open;
         m_options.dataDir = m_dir.filePath(QStringLiteral("data"));
         m_options.keysFile = keys.fileName();
-        start();
+        started = start();
     }
     ~ConsoleFixture() { stop(); }
 
-    void start()
+    // Helpers return whether they worked, so a caller stops at the first failure:
+    // QVERIFY(f.start()).
+    bool started = false; // what the constructor's start() said: QVERIFY(f.started)
+
+    [[nodiscard]] bool start()
     {
         engine = std::make_unique<EngineThread>(m_options);
-        QCOMPARE(engine->start(), 0);
+        if (engine->start() != 0) {
+            QTest::qFail("the engine thread did not start", __FILE__, __LINE__);
+            return false;
+        }
         Service::ConsoleEnds ends;
         engine->call([&](Service &s) {
             ends = s.attachConsole(QStringLiteral("did:op:tester"));
@@ -65,6 +72,7 @@ public:
         link = std::make_unique<EngineLink>(ends.feed, ends.commands);
         window = std::make_unique<MainWindow>(link.get());
         window->show();
+        return true;
     }
     void stop()
     {
@@ -74,11 +82,14 @@ public:
     }
     // Waits until the window has applied `n` more frames (the feed publishes one a second
     // even when idle), so "nothing changed" is checked against a fresh picture.
-    void nextFrames(std::uint64_t n = 2)
+    [[nodiscard]] bool nextFrames(std::uint64_t n = 2)
     {
         const std::uint64_t target = window->framesApplied() + n;
         link->requestFrame();
-        QTRY_VERIFY_WITH_TIMEOUT(window->framesApplied() >= target, 5000);
+        if (QTest::qWaitFor([&] { return window->framesApplied() >= target; }, 5000))
+            return true;
+        QTest::qFail("the console applied no new frames within 5 s", __FILE__, __LINE__);
+        return false;
     }
 
     Reply post(const QString &route, const QJsonObject &body, const QByteArray &key = {})

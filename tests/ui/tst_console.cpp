@@ -68,6 +68,7 @@ private slots:
 void TestConsole::leversReachTheEngine()
 {
     ConsoleFixture f;
+    QVERIFY(f.started);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/b.cpp")).status, 200);
     QCOMPARE(f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status, 200);
@@ -103,6 +104,7 @@ void TestConsole::leversReachTheEngine()
 void TestConsole::releaseAllAsksFirst()
 {
     ConsoleFixture f;
+    QVERIFY(f.started);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/b.cpp")).status, 200);
     QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/c.cpp")).status, 200);
@@ -118,7 +120,7 @@ void TestConsole::releaseAllAsksFirst()
     all->trigger();
     QVERIFY2(asked.contains(QLatin1String("3 leases")) && asked.contains(QLatin1String("2 agents")),
              qPrintable(asked));
-    f.nextFrames();
+    QVERIFY(f.nextFrames());
     QCOMPARE(holders->rowCount(), 3); // declined: nothing happened
 
     f.window->setConfirm([](const QString &, const QString &) { return true; });
@@ -131,6 +133,7 @@ void TestConsole::releaseAllAsksFirst()
 void TestConsole::pauseAndSuspendRefuseAgents()
 {
     ConsoleFixture f;
+    QVERIFY(f.started);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
     QTRY_COMPARE(f.window->model(QStringLiteral("Agents"))->rowCount(), 1);
 
@@ -167,6 +170,7 @@ void TestConsole::pauseAndSuspendRefuseAgents()
 void TestConsole::filtersNarrowTheViews()
 {
     ConsoleFixture f;
+    QVERIFY(f.started);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("docs/guide.md")).status, 200);
     QCOMPARE(f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status, 200);
@@ -197,6 +201,7 @@ void TestConsole::filtersNarrowTheViews()
 void TestConsole::deadlockRaisesAnIncident()
 {
     ConsoleFixture f;
+    QVERIFY(f.started);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/parser.cpp")).status, 200);
     QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/lexer.cpp")).status, 200);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/lexer.cpp")).status, 409);
@@ -226,6 +231,7 @@ void TestConsole::deadlockRaisesAnIncident()
 void TestConsole::connectDialogKeyWorksAndSurvivesRestart()
 {
     ConsoleFixture f;
+    QVERIFY(f.started);
     QTRY_VERIFY(f.window->state().frame());
     f.window->connectAgent();
     auto *dialog = f.window->findChild<ConnectAgentDialog *>();
@@ -254,13 +260,14 @@ void TestConsole::connectDialogKeyWorksAndSurvivesRestart()
 
     // The key was kept (as a digest): it still works after a restart.
     f.stop();
-    f.start();
+    QVERIFY(f.start());
     QCOMPARE(f.acquire(key, QStringLiteral("src/new2.cpp")).status, 200);
 }
 
 void TestConsole::ledgerExports()
 {
     ConsoleFixture f;
+    QVERIFY(f.started);
     QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
     QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/a.cpp")).status, 409);
     QTemporaryDir out;

@@ -79,6 +79,7 @@ private slots:
 void TestConsoleDemo::demoFillsEveryViewAndStaysResponsive()
 {
     ConsoleFixture f;
+    QVERIFY(f.started);
     QHash<QString, QByteArray> keys;
     QList<QPair<QString, QByteArray>> load;
     f.engine->call([&](Service &s) {
