@@ -3,8 +3,6 @@
 
 #include "sqlitestore.h"
 
-#include "ledgerfacts.h"
-
 #include <QFileInfo>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -16,8 +14,9 @@ namespace leasehold {
 namespace {
 
 // 1: the ledger's facts were "key=value" text in `detail`. 2: typed facts, encoded (ledgerfacts.h),
-// in `facts`; rows written by schema 1 keep their text there and show no facts.
-constexpr int kSchemaVersion = 2;
+// in `facts`; rows written by schema 1 keep their text there and show no facts. 3: the ledger
+// in partitions (ledgerparts.h) instead of one table with an actor index.
+constexpr int kSchemaVersion = 3;
 
 const char *const kSchema[] = {
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -26,10 +25,6 @@ const char *const kSchema[] = {
     "NULL, expires_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS agents (did TEXT PRIMARY KEY, trust REAL NOT NULL, releases "
     "INTEGER NOT NULL, expiries INTEGER NOT NULL, suspended INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS ledger (seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind TEXT "
-    "NOT NULL, actor TEXT NOT NULL, resource TEXT NOT NULL, lease_id TEXT NOT NULL, token "
-    "INTEGER NOT NULL, ttl_ms INTEGER NOT NULL, reason TEXT NOT NULL, facts BLOB NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS ledger_actor ON ledger (actor, seq)",
     "CREATE TABLE IF NOT EXISTS keys (digest TEXT PRIMARY KEY, did TEXT NOT NULL, role TEXT NOT "
     "NULL, created_at INTEGER NOT NULL)",
 };
@@ -39,38 +34,32 @@ std::string sqlError(const QSqlQuery &q)
     return q.lastError().text().toStdString();
 }
 
-// Brings a database written by an older schema up to this one, in place.
-bool migrate(QSqlDatabase &db, int from, std::string *error)
+// Brings a database written by an older schema up to this one, in place, in one transaction.
+bool migrate(QSqlDatabase &db, int from, std::uint64_t partitionRows, std::string *error)
 {
+    if (from >= kSchemaVersion)
+        return true;
     QSqlQuery q(db);
-    if (from == 1 &&
-        (!q.exec(QStringLiteral("ALTER TABLE ledger RENAME COLUMN detail TO facts")) ||
-         !q.exec(QStringLiteral("UPDATE meta SET value = '2' WHERE key = 'schema'")))) {
-        *error = "cannot bring the ledger to schema 2: " + sqlError(q);
+    if (!q.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
+        *error = "cannot start the schema migration: " + sqlError(q);
         return false;
     }
-    return true;
-}
-
-std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
-                                     const LedgerFilter &filter);
-
-LedgerEvent eventFrom(const QSqlQuery &q)
-{
-    LedgerEvent e;
-    e.seq = q.value(0).toULongLong();
-    e.at = q.value(1).toLongLong();
-    e.kind = eventKindFromName(q.value(2).toString().toStdString()).value_or(EventKind::Granted);
-    e.actorDid = q.value(3).toString().toStdString();
-    e.resource = q.value(4).toString().toStdString();
-    e.leaseId = q.value(5).toString().toStdString();
-    e.token = q.value(6).toULongLong();
-    e.ttlMs = q.value(7).toLongLong();
-    e.reason = q.value(8).toString().toStdString();
-    const QByteArray facts = q.value(9).toByteArray();
-    e.facts = decodeFacts(std::string_view(facts.constData(), std::size_t(facts.size())))
-                  .value_or(EventFacts{});
-    return e;
+    bool ok = true;
+    if (from == 1 && !q.exec(QStringLiteral("ALTER TABLE ledger RENAME COLUMN detail TO facts"))) {
+        *error = "cannot bring the ledger to schema 2: " + sqlError(q);
+        ok = false;
+    }
+    if (ok && from <= 2) {
+        QSqlQuery(db).exec(QStringLiteral("DROP INDEX IF EXISTS ledger_actor"));
+        ok = ledgerparts::migrate(db, partitionRows, error);
+    }
+    if (ok && !q.exec(QStringLiteral("UPDATE meta SET value = '%1' WHERE key = 'schema'")
+                          .arg(kSchemaVersion))) {
+        *error = "cannot record the schema: " + sqlError(q);
+        ok = false;
+    }
+    QSqlQuery(db).exec(ok ? QStringLiteral("COMMIT") : QStringLiteral("ROLLBACK"));
+    return ok;
 }
 
 } // namespace
@@ -103,6 +92,7 @@ bool SqliteStore::createOrCheckSchema(QSqlDatabase &db, std::string *error)
     QStringList tables;
     while (q.next())
         tables << q.value(0).toString();
+    int migrateFrom = kSchemaVersion; // a new database needs no migration
     if (!tables.isEmpty()) {
         QSqlQuery m(db);
         const bool ours =
@@ -122,8 +112,11 @@ bool SqliteStore::createOrCheckSchema(QSqlDatabase &db, std::string *error)
                      v.value(0).toString().toStdString() + ")";
             return false;
         }
-        if (!migrate(db, v.value(0).toInt(), error))
-            return false;
+        migrateFrom = v.value(0).toInt();
+        // No statement may be active while tables are dropped (SQLite says "table is locked").
+        q.finish();
+        m.finish();
+        v.finish();
     }
     for (const char *statement : {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"})
         q.exec(QLatin1String(statement));
@@ -135,6 +128,9 @@ bool SqliteStore::createOrCheckSchema(QSqlDatabase &db, std::string *error)
                  "); it was left untouched";
         return false;
     }
+    check.finish();
+    if (!migrate(db, migrateFrom, m_options.partitionRows, error))
+        return false;
     for (const char *statement : kSchema) {
         if (!q.exec(QLatin1String(statement))) {
             *error = "cannot create the schema in " + path.toStdString() + ": " + sqlError(q);
@@ -189,11 +185,14 @@ std::optional<StoredState> SqliteStore::load(std::string *error)
                               q.value(2).toString().toStdString(), q.value(3).toLongLong()});
     if (q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'token_end'")) && q.next())
         state.tokenEnd = std::max<std::uint64_t>(state.tokenEnd, q.value(0).toULongLong());
-    if (q.exec(QStringLiteral("SELECT COALESCE(MAX(seq), 0) FROM ledger")) && q.next())
-        state.lastSeq = q.value(0).toULongLong();
+    state.lastSeq = ledgerparts::newest(db).first;
 
     m_open = true;
     m_writer = std::thread([this] { writerLoop(); });
+    {
+        std::lock_guard lock(m_pagerMutex);
+        m_pager = std::thread([this] { pagerLoop(); }); // reads pages, checkpoints the WAL
+    }
     return state;
 }
 
@@ -244,7 +243,7 @@ std::vector<LedgerEvent> SqliteStore::ledger(std::uint64_t since, std::size_t li
 {
     if (!m_open)
         return {};
-    return queryLedger(QSqlDatabase::database(m_readerName), since, limit, filter);
+    return ledgerparts::query(QSqlDatabase::database(m_readerName), since, limit, filter, bounds());
 }
 
 void SqliteStore::readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
@@ -253,8 +252,8 @@ void SqliteStore::readLedger(std::uint64_t since, std::size_t limit, const Ledge
     {
         std::lock_guard lock(m_pagerMutex);
         if (!m_pagerStopping && m_open) {
-            m_pagerJobs.push_back([since, limit, filter, done](QSqlDatabase &db) {
-                done(queryLedger(db, since, limit, filter));
+            m_pagerJobs.push_back([since, limit, filter, done, b = bounds()](QSqlDatabase &db) {
+                done(ledgerparts::query(db, since, limit, filter, b));
             });
             if (!m_pager.joinable())
                 m_pager = std::thread([this] { pagerLoop(); });
@@ -272,17 +271,30 @@ void SqliteStore::pagerLoop()
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
         db.setDatabaseName(m_options.path);
         db.open(); // a failed open answers every page empty; the writer reports the disk
+        std::uint64_t checkpointed = 0;
         for (;;) {
             std::function<void(QSqlDatabase &)> job;
             {
                 std::unique_lock lock(m_pagerMutex);
-                m_pagerWake.wait(lock, [this] { return m_pagerStopping || !m_pagerJobs.empty(); });
+                m_pagerWake.wait_for(lock, std::chrono::milliseconds(m_options.checkpointEveryMs),
+                                     [this] { return m_pagerStopping || !m_pagerJobs.empty(); });
                 if (m_pagerStopping && m_pagerJobs.empty())
                     break;
-                job = std::move(m_pagerJobs.front());
-                m_pagerJobs.pop_front();
+                if (!m_pagerJobs.empty()) {
+                    job = std::move(m_pagerJobs.front());
+                    m_pagerJobs.pop_front();
+                }
             }
-            job(db);
+            if (job) {
+                job(db);
+                continue;
+            }
+            // The WAL's checkpoint, here rather than inside a commit: PASSIVE copies what it
+            // can without waiting for (or holding up) the writer.
+            if (const std::uint64_t batches = m_batches.load(); batches != checkpointed) {
+                QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
+                checkpointed = batches;
+            }
         }
         db.close();
     }
@@ -299,34 +311,6 @@ void SqliteStore::stopPager()
     if (m_pager.joinable())
         m_pager.join();
 }
-
-namespace {
-
-std::vector<LedgerEvent> queryLedger(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
-                                     const LedgerFilter &filter)
-{
-    std::vector<LedgerEvent> out;
-    QSqlQuery q(db);
-    q.prepare(
-        QStringLiteral("SELECT seq, at, kind, actor, resource, lease_id, token, ttl_ms, "
-                       "reason, facts FROM ledger WHERE seq > ? AND (? = '' OR actor = ?) "
-                       "AND (? = '' OR kind = ?) AND (? = '' OR resource = ? OR "
-                       "substr(resource, 1, length(?) + 1) = ? || '/') ORDER BY seq LIMIT ?"));
-    const QString actor = QString::fromStdString(filter.actor);
-    const QString kind = QString::fromStdString(filter.kind);
-    const QString resource = QString::fromStdString(filter.resource);
-    q.addBindValue(qlonglong(since));
-    for (const QString &v : {actor, actor, kind, kind, resource, resource, resource, resource})
-        q.addBindValue(v);
-    q.addBindValue(qlonglong(limit));
-    if (!q.exec())
-        return out;
-    while (q.next())
-        out.push_back(eventFrom(q));
-    return out;
-}
-
-} // namespace
 
 StoreStats SqliteStore::stats() const
 {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "leasestore.h"
+#include "ledgerparts.h"
 
 #include <QObject>
 #include <QSqlQuery>
@@ -29,7 +30,10 @@ namespace leasehold {
 // read-only, locked); the first commit after it reports it healthy again. close() gives up on
 // a disk that keeps refusing after `closeTimeoutMs` and says how much it could not write.
 //
-// Retention keeps the ledger to `retainRows` rows and `retainMs` of history (by event time).
+// The ledger is partitioned (ledgerparts.h): appends touch one unindexed table, sealed
+// partitions get their read indexes while the writer is idle, retention drops whole partitions
+// and reads apply `retainRows` and `retainMs` exactly. WAL checkpoints run on the reader
+// thread's connection, never inside the writer's commits.
 class SqliteStore : public QObject, public LeaseStore
 {
     Q_OBJECT
@@ -42,10 +46,12 @@ public:
         std::size_t maxBatch = 4096;
         std::uint64_t retainRows = 1'000'000;
         std::int64_t retainMs = std::int64_t(30) * 24 * 3600 * 1000;
-        std::uint64_t retentionEvery = 256; // batches between retention passes
-        int retryMinMs = 10;                // back-off after a failed commit, doubling...
-        int retryMaxMs = 1000;              // ...up to this
-        int closeTimeoutMs = 3000;          // how long close() keeps retrying a refusing disk
+        std::uint64_t retentionEvery = 256;   // batches between retention passes
+        std::uint64_t partitionRows = 65'536; // ledger events per partition
+        int checkpointEveryMs = 200;          // how often the reader thread checkpoints the WAL
+        int retryMinMs = 10;                  // back-off after a failed commit, doubling...
+        int retryMaxMs = 1000;                // ...up to this
+        int closeTimeoutMs = 3000;            // how long close() keeps retrying a refusing disk
     };
 
     explicit SqliteStore(Options options, QObject *parent = nullptr);
@@ -83,6 +89,13 @@ private:
     bool giveUpAtClose(std::size_t batchOps);
     void applyRetention(QSqlDatabase &db);
 
+    // Builds one missing index of a sealed ledger partition; false when none is missing.
+    bool maintainLedger(QSqlDatabase &db);
+    LedgerBounds bounds() const
+    {
+        return {m_options.partitionRows, m_options.retainRows, m_options.retainMs};
+    }
+
     bool createOrCheckSchema(QSqlDatabase &db, std::string *error);
     // The reader thread: its own connection, one job at a time.
     void pagerLoop();
@@ -92,7 +105,9 @@ private:
     struct Statements
     {
         QSqlQuery begin, commit, rollback;
-        QSqlQuery putLease, dropLease, putAgent, append, reserve, putKey;
+        QSqlQuery putLease, dropLease, putAgent, reserve, putKey;
+        QSqlQuery append;                 // into partition appendPart
+        std::uint64_t appendPart = ~0ull; // none prepared yet
     };
     std::unique_ptr<Statements> m_statements;
 

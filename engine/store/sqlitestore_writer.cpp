@@ -119,6 +119,8 @@ bool SqliteStore::openWriter(QSqlDatabase &db)
     QSqlQuery(db).exec(QStringLiteral("PRAGMA synchronous = FULL"));
     // A lock held by another process is waited for briefly, then reported, never forever.
     QSqlQuery(db).exec(QStringLiteral("PRAGMA busy_timeout = 250"));
+    // Checkpoints run on the reader thread's connection (pagerLoop), not inside a commit.
+    QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_autocheckpoint = 0"));
     return true;
 }
 
@@ -170,10 +172,6 @@ void SqliteStore::writerLoop()
             const std::uint64_t ticket = batch.back().ticket;
             batch.clear();
             m_durable.store(ticket);
-            if ((m_batches.fetch_add(1) + 1) %
-                    std::max<std::uint64_t>(1, m_options.retentionEvery) ==
-                0)
-                applyRetention(db);
             QMetaObject::invokeMethod(
                 this,
                 [this, ticket] {
@@ -181,6 +179,18 @@ void SqliteStore::writerLoop()
                         m_onDurable(ticket);
                 },
                 Qt::QueuedConnection);
+            // Upkeep after the answer is on its way: retention now and then, and a sealed
+            // partition's index while nothing waits (or every 64 batches, so it never starves).
+            const std::uint64_t batches = m_batches.fetch_add(1) + 1;
+            if (batches % std::max<std::uint64_t>(1, m_options.retentionEvery) == 0)
+                applyRetention(db);
+            bool idle = false;
+            {
+                std::lock_guard lock(m_mutex);
+                idle = m_queue.empty();
+            }
+            if (idle || batches % 64 == 0)
+                maintainLedger(db);
         }
         m_statements.reset();
         db.close();
@@ -229,13 +239,12 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
                          "(did) DO UPDATE SET trust = excluded.trust, releases = "
                          "excluded.releases, expiries = excluded.expiries, suspended = "
                          "excluded.suspended"),
-            // A sequence number is never reused; were one replayed, the first word stands.
-            prepared(db, "INSERT OR IGNORE INTO ledger VALUES (?, ?, CAST(? AS TEXT), CAST(? AS "
-                         "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? AS TEXT), ?)"),
             prepared(db, "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = "
                          "'token_end'"),
             prepared(db, "INSERT OR REPLACE INTO keys VALUES (CAST(? AS TEXT), CAST(? AS TEXT), "
                          "CAST(? AS TEXT), ?)"),
+            QSqlQuery(db), // append: prepared for the partition the first event goes to
+            ~0ull,
         });
     }
     Statements &st = *m_statements;
@@ -285,38 +294,59 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
         const StoreOp &item = ops[index];
         if (superseded(item, index))
             continue;
-        std::visit(Overloaded{
-                       [&](const PutLease &p) {
-                           const LeaseInfo &l = p.lease;
-                           run(st.putLease,
-                               {text(l.leaseId), text(l.resource), text(l.holder),
-                                text(modeName(l.mode)), qlonglong(l.token), qlonglong(l.grantedAt),
-                                qlonglong(l.expiresAt), qlonglong(l.ttlMs)});
-                       },
-                       [&](const DropLease &d) { run(st.dropLease, {text(d.leaseId)}); },
-                       [&](const PutAgent &p) {
-                           const AgentState &a = p.agent;
-                           run(st.putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
-                                             qlonglong(a.expiries), int(a.suspended)});
-                       },
-                       [&](const AppendEvent &a) {
-                           const LedgerEvent &e = a.event;
-                           run(st.append, {qlonglong(e.seq), qlonglong(e.at),
-                                           text(eventKindName(e.kind)), text(e.actorDid),
-                                           text(e.resource), text(e.leaseId), qlonglong(e.token),
-                                           qlonglong(e.ttlMs), text(e.reason), facts(e.facts)});
-                       },
-                       [&](const ReserveTokens &r) {
-                           if (r.end > 0)
-                               run(st.reserve, {qlonglong(r.end)});
-                       },
-                       [&](const PutKey &p) {
-                           const StoredKey &k = p.key;
-                           run(st.putKey, {text(k.digestHex), text(k.did), text(k.role),
-                                           qlonglong(k.createdAt)});
-                       },
-                   },
-                   item);
+        std::visit(
+            Overloaded{
+                [&](const PutLease &p) {
+                    const LeaseInfo &l = p.lease;
+                    run(st.putLease,
+                        {text(l.leaseId), text(l.resource), text(l.holder), text(modeName(l.mode)),
+                         qlonglong(l.token), qlonglong(l.grantedAt), qlonglong(l.expiresAt),
+                         qlonglong(l.ttlMs)});
+                },
+                [&](const DropLease &d) { run(st.dropLease, {text(d.leaseId)}); },
+                [&](const PutAgent &p) {
+                    const AgentState &a = p.agent;
+                    run(st.putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
+                                      qlonglong(a.expiries), int(a.suspended)});
+                },
+                [&](const AppendEvent &a) {
+                    const LedgerEvent &e = a.event;
+                    const std::uint64_t part = ledgerparts::partOf(e.seq, m_options.partitionRows);
+                    if (part != st.appendPart) {
+                        // A new partition: created in this transaction, so a rollback
+                        // takes it back too (appendPart is then forgotten below).
+                        if (!ledgerparts::create(db, part)) {
+                            ok = false;
+                            return;
+                        }
+                        // A sequence number is never reused; were one replayed, the
+                        // first word stands.
+                        st.append =
+                            prepared(db, QStringLiteral("INSERT OR IGNORE INTO %1 VALUES (?, ?, "
+                                                        "CAST(? AS TEXT), CAST(? AS TEXT), CAST(? "
+                                                        "AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? "
+                                                        "AS TEXT), ?)")
+                                             .arg(ledgerparts::table(part))
+                                             .toUtf8()
+                                             .constData());
+                        st.appendPart = part;
+                    }
+                    run(st.append,
+                        {qlonglong(e.seq), qlonglong(e.at), text(eventKindName(e.kind)),
+                         text(e.actorDid), text(e.resource), text(e.leaseId), qlonglong(e.token),
+                         qlonglong(e.ttlMs), text(e.reason), facts(e.facts)});
+                },
+                [&](const ReserveTokens &r) {
+                    if (r.end > 0)
+                        run(st.reserve, {qlonglong(r.end)});
+                },
+                [&](const PutKey &p) {
+                    const StoredKey &k = p.key;
+                    run(st.putKey,
+                        {text(k.digestHex), text(k.did), text(k.role), qlonglong(k.createdAt)});
+                },
+            },
+            item);
     }
     if (ok && !st.commit.exec()) {
         m_lastError = healthOf(st.commit.lastError());
@@ -325,6 +355,7 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
     if (!ok) {
         qCDebug(lcStore) << "batch of" << ops.size() << "operations not committed; retrying";
         st.rollback.exec();
+        st.appendPart = ~0ull; // a partition created in the batch is gone with it
         // After an I/O error SQLite may keep the connection in a state only a reopen clears.
         if (m_lastError.problem != StoreHealth::Problem::Locked)
             db.close();
@@ -335,13 +366,14 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
 
 void SqliteStore::applyRetention(QSqlDatabase &db)
 {
-    QSqlQuery q(db);
-    q.prepare(QStringLiteral("DELETE FROM ledger WHERE seq <= (SELECT MAX(seq) FROM ledger) - ?"));
-    q.addBindValue(qlonglong(m_options.retainRows));
-    q.exec();
-    q.prepare(QStringLiteral("DELETE FROM ledger WHERE at < (SELECT MAX(at) FROM ledger) - ?"));
-    q.addBindValue(qlonglong(m_options.retainMs));
-    q.exec();
+    ledgerparts::retain(db, bounds());
+}
+
+bool SqliteStore::maintainLedger(QSqlDatabase &db)
+{
+    if (!m_statements || m_statements->appendPart == ~0ull)
+        return false;
+    return ledgerparts::indexOne(db, m_statements->appendPart);
 }
 
 } // namespace leasehold

@@ -1,6 +1,7 @@
 // The SQLite store against a temporary directory: round trips across a reopen, ledger paging
 // and retention, bounded ledger queueing, and files that are not (or not our) databases.
 
+#include "ledgerfacts.h"
 #include "sqlitestore.h"
 
 #include <QFile>
@@ -24,6 +25,10 @@ private slots:
     void aFileThatIsNotADatabaseIsRefused();
     void aForeignDatabaseIsRefusedAndLeftAlone();
     void aSchemaOneLedgerIsCarriedForward();
+    void retentionDropsWholePartitionsAndReadsHonourTheBounds();
+    void queriesPageAcrossPartitionsWithEveryFilter();
+    void sealedPartitionsGetTheirIndexes();
+    void aSchemaTwoLedgerIsMovedIntoPartitions();
 
 private:
     QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
@@ -271,7 +276,194 @@ void TstSqliteStore::aSchemaOneLedgerIsCarriedForward()
     QVERIFY(db.open());
     QSqlQuery q(db);
     QVERIFY(q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")) && q.next());
-    QCOMPARE(q.value(0).toString(), QStringLiteral("2"));
+    QCOMPARE(q.value(0).toString(), QStringLiteral("3"));
+}
+
+namespace {
+
+// The ledger partitions a database file holds, by name, read through a connection of its own.
+QStringList partitionTables(const QString &file, const char *type = "table")
+{
+    QStringList names;
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("look"));
+        db.setDatabaseName(file);
+        if (db.open()) {
+            QSqlQuery q(db);
+            q.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = '%1' AND name GLOB "
+                                  "'ledger_p*' ORDER BY name")
+                       .arg(QLatin1String(type)));
+            while (q.next())
+                names << q.value(0).toString();
+        }
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("look"));
+    return names;
+}
+
+std::vector<std::uint64_t> seqs(const std::vector<LedgerEvent> &events)
+{
+    std::vector<std::uint64_t> out;
+    for (const LedgerEvent &e : events)
+        out.push_back(e.seq);
+    return out;
+}
+
+std::vector<std::uint64_t> range(std::uint64_t first, std::uint64_t last, std::uint64_t step = 1)
+{
+    std::vector<std::uint64_t> out;
+    for (std::uint64_t s = first; s <= last; s += step)
+        out.push_back(s);
+    return out;
+}
+
+} // namespace
+
+void TstSqliteStore::retentionDropsWholePartitionsAndReadsHonourTheBounds()
+{
+    SqliteStore::Options options{path()};
+    options.partitionRows = 10;
+    options.retainRows = 25;
+    options.retentionEvery = 1;
+    SqliteStore store(options);
+    std::string error;
+    QVERIFY(store.load(&error));
+    for (std::uint64_t seq = 1; seq <= 100; seq += 5) {
+        StoreOps ops;
+        for (std::uint64_t s = seq; s < seq + 5; ++s)
+            ops.add(AppendEvent{event(s, "did:agent:a", TimeMs(s) * 10)});
+        QVERIFY(commit(store, std::move(ops)));
+    }
+    // Partitions 0..6 (seq 1..70) lie wholly beyond the newest 25 and are gone; partition 7
+    // (71..80) straddles the bound: kept on disk, but 71..75 are never shown.
+    QTRY_COMPARE(partitionTables(path()),
+                 (QStringList{"ledger_p00000007", "ledger_p00000008", "ledger_p00000009"}));
+    QCOMPARE(seqs(store.ledger(0, 1000, {})), range(76, 100));
+    QCOMPARE(seqs(store.ledger(70, 3, {})), range(76, 78));
+    // By age: retainMs keeps only events within 95 ms of the newest (at 1000).
+    store.close();
+    options.retainMs = 95;
+    SqliteStore aged(options);
+    QVERIFY(aged.load(&error));
+    QCOMPARE(seqs(aged.ledger(0, 1000, {})), range(91, 100));
+}
+
+void TstSqliteStore::queriesPageAcrossPartitionsWithEveryFilter()
+{
+    SqliteStore::Options options{path()};
+    options.partitionRows = 8;
+    SqliteStore store(options);
+    std::string error;
+    QVERIFY(store.load(&error));
+    StoreOps ops;
+    for (std::uint64_t seq = 1; seq <= 50; ++seq) {
+        LedgerEvent e = event(seq, seq % 2 ? "did:agent:odd" : "did:agent:even");
+        e.kind = seq % 3 == 0 ? EventKind::Granted : EventKind::Released;
+        e.resource = seq % 5 == 0 ? "fs:src/deep/x.cpp" : seq % 5 == 1 ? "fs:src" : "fs:srcx/y";
+        ops.add(AppendEvent{e});
+    }
+    QVERIFY(commit(store, std::move(ops)));
+    // Pages that cross partition boundaries (8 | 9, 16 | 17) are exact.
+    QCOMPARE(seqs(store.ledger(6, 5, {})), range(7, 11));
+    QCOMPARE(seqs(store.ledger(15, 2, {})), range(16, 17));
+    std::vector<std::uint64_t> all;
+    for (std::uint64_t since = 0;;) {
+        const std::vector<LedgerEvent> page = store.ledger(since, 7, {});
+        if (page.empty())
+            break;
+        for (const LedgerEvent &e : page)
+            all.push_back(e.seq);
+        since = page.back().seq;
+    }
+    QCOMPARE(all, range(1, 50));
+    QCOMPARE(seqs(store.ledger(0, 100, {"did:agent:even", {}, {}})), range(2, 50, 2));
+    QCOMPARE(seqs(store.ledger(20, 3, {"did:agent:odd", {}, {}})),
+             (std::vector<std::uint64_t>{21, 23, 25}));
+    QCOMPARE(seqs(store.ledger(0, 100, {{}, {}, "coordination.lease.granted"})), range(3, 48, 3));
+    // A resource covers itself and what lies below it, never a sibling that shares its prefix.
+    std::vector<std::uint64_t> below;
+    for (std::uint64_t s = 1; s <= 50; ++s)
+        if (s % 5 == 0 || s % 5 == 1)
+            below.push_back(s);
+    QCOMPARE(seqs(store.ledger(0, 100, {{}, "fs:src", {}})), below);
+    QCOMPARE(seqs(store.ledger(0, 100, {{}, "fs:src/deep", {}})), range(5, 50, 5));
+    QCOMPARE(seqs(store.ledger(0, 100, {"did:agent:odd", "fs:src", "coordination.lease.released"})),
+             (std::vector<std::uint64_t>{1, 5, 11, 25, 31, 35, 41}));
+}
+
+void TstSqliteStore::sealedPartitionsGetTheirIndexes()
+{
+    SqliteStore::Options options{path()};
+    options.partitionRows = 10;
+    SqliteStore store(options);
+    std::string error;
+    QVERIFY(store.load(&error));
+    StoreOps ops;
+    for (std::uint64_t seq = 1; seq <= 25; ++seq)
+        ops.add(AppendEvent{event(seq, "did:agent:a")});
+    QVERIFY(commit(store, std::move(ops)));
+    // The writer builds one index each time it is idle; nudge it with empty batches.
+    const QStringList sealed = {"ledger_p00000000_actor",    "ledger_p00000000_kind",
+                                "ledger_p00000000_resource", "ledger_p00000001_actor",
+                                "ledger_p00000001_kind",     "ledger_p00000001_resource"};
+    for (int i = 0; i < 10 && partitionTables(path(), "index") != sealed; ++i)
+        QVERIFY(commit(store, {}));
+    QCOMPARE(partitionTables(path(), "index"), sealed); // the open partition 2 has none
+}
+
+void TstSqliteStore::aSchemaTwoLedgerIsMovedIntoPartitions()
+{
+    // A database as schema 2 wrote it: one ledger table with an actor index, facts encoded.
+    std::vector<LedgerEvent> written;
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v2"));
+        db.setDatabaseName(path());
+        QVERIFY(db.open());
+        for (const char *statement :
+             {"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+              "INSERT INTO meta VALUES ('application', 'leasehold'), ('schema', '2'), "
+              "('token_end', '1')",
+              "CREATE TABLE ledger (seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind TEXT NOT "
+              "NULL, actor TEXT NOT NULL, resource TEXT NOT NULL, lease_id TEXT NOT NULL, token "
+              "INTEGER NOT NULL, ttl_ms INTEGER NOT NULL, reason TEXT NOT NULL, facts BLOB NOT "
+              "NULL)",
+              "CREATE INDEX ledger_actor ON ledger (actor, seq)"})
+            QVERIFY2(QSqlQuery(db).exec(QLatin1String(statement)), statement);
+        QSqlQuery insert(db);
+        insert.prepare(QStringLiteral("INSERT INTO ledger VALUES (?, ?, ?, ?, ?, '', 0, 0, ?, ?)"));
+        for (std::uint64_t seq = 3; seq <= 27; ++seq) {
+            LedgerEvent e = event(seq, "did:agent:a");
+            e.facts.holder = "did:agent:h" + std::to_string(seq);
+            for (const QVariant &v : {QVariant(qlonglong(e.seq)), QVariant(qlonglong(e.at)),
+                                      QVariant(QString::fromLatin1(eventKindName(e.kind).data())),
+                                      QVariant(QString::fromStdString(e.actorDid)),
+                                      QVariant(QString::fromStdString(e.resource)),
+                                      QVariant(QString::fromStdString(e.reason)),
+                                      QVariant(QByteArray::fromStdString(encodeFacts(e.facts)))})
+                insert.addBindValue(v);
+            QVERIFY(insert.exec());
+            written.push_back(e);
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("v2"));
+
+    SqliteStore::Options options{path()};
+    options.partitionRows = 10;
+    SqliteStore store(options);
+    std::string error;
+    QVERIFY2(store.load(&error), error.c_str());
+    const std::vector<LedgerEvent> moved = store.ledger(0, 100, {});
+    QCOMPARE(moved.size(), written.size());
+    for (std::size_t i = 0; i < moved.size(); ++i) {
+        QCOMPARE(moved[i].seq, written[i].seq);
+        QVERIFY(moved[i].facts == written[i].facts);
+    }
+    store.close();
+    QCOMPARE(partitionTables(path()),
+             (QStringList{"ledger_p00000000", "ledger_p00000001", "ledger_p00000002"}));
 }
 
 #include "tst_sqlitestore.moc"

@@ -1,0 +1,229 @@
+#include "ledgerparts.h"
+
+#include "ledgerfacts.h"
+
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+
+#include <algorithm>
+
+namespace leasehold::ledgerparts {
+
+namespace {
+
+constexpr const char *kColumns =
+    "seq, at, kind, actor, resource, lease_id, token, ttl_ms, reason, facts";
+
+// The read indexes a sealed partition gets, by suffix and columns.
+constexpr std::pair<const char *, const char *> kIndexes[] = {
+    {"actor", "actor, seq"}, {"kind", "kind, seq"}, {"resource", "resource, seq"}};
+
+LedgerEvent eventFrom(const QSqlQuery &q)
+{
+    LedgerEvent e;
+    e.seq = q.value(0).toULongLong();
+    e.at = q.value(1).toLongLong();
+    e.kind = eventKindFromName(q.value(2).toString().toStdString()).value_or(EventKind::Granted);
+    e.actorDid = q.value(3).toString().toStdString();
+    e.resource = q.value(4).toString().toStdString();
+    e.leaseId = q.value(5).toString().toStdString();
+    e.token = q.value(6).toULongLong();
+    e.ttlMs = q.value(7).toLongLong();
+    e.reason = q.value(8).toString().toStdString();
+    const QByteArray facts = q.value(9).toByteArray();
+    e.facts = decodeFacts(std::string_view(facts.constData(), std::size_t(facts.size())))
+                  .value_or(EventFacts{});
+    return e;
+}
+
+} // namespace
+
+QString table(std::uint64_t part)
+{
+    return QStringLiteral("ledger_p%1").arg(part, 8, 10, QLatin1Char('0'));
+}
+
+std::uint64_t partOf(std::uint64_t seq, std::uint64_t rows)
+{
+    return seq == 0 ? 0 : (seq - 1) / rows;
+}
+
+std::vector<std::uint64_t> list(const QSqlDatabase &db)
+{
+    std::vector<std::uint64_t> parts;
+    QSqlQuery q(db);
+    if (!q.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' AND name "
+                               "GLOB 'ledger_p[0-9]*'")))
+        return parts;
+    while (q.next()) {
+        bool ok = false;
+        const std::uint64_t part = q.value(0).toString().mid(8).toULongLong(&ok);
+        if (ok)
+            parts.push_back(part);
+    }
+    std::sort(parts.begin(), parts.end());
+    return parts;
+}
+
+bool create(QSqlDatabase &db, std::uint64_t part)
+{
+    return QSqlQuery(db).exec(
+        QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (seq INTEGER PRIMARY KEY, at INTEGER NOT "
+                       "NULL, kind TEXT NOT NULL, actor TEXT NOT NULL, resource TEXT NOT NULL, "
+                       "lease_id TEXT NOT NULL, token INTEGER NOT NULL, ttl_ms INTEGER NOT NULL, "
+                       "reason TEXT NOT NULL, facts BLOB NOT NULL)")
+            .arg(table(part)));
+}
+
+std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db)
+{
+    const std::vector<std::uint64_t> parts = list(db);
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+        QSqlQuery q(db);
+        if (q.exec(QStringLiteral("SELECT seq, at FROM %1 ORDER BY seq DESC LIMIT 1")
+                       .arg(table(*it))) &&
+            q.next())
+            return {q.value(0).toULongLong(), q.value(1).toLongLong()};
+    }
+    return {0, 0};
+}
+
+bool indexOne(QSqlDatabase &db, std::uint64_t current)
+{
+    QSqlQuery have(db);
+    if (!have.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'index' AND name "
+                                  "GLOB 'ledger_p[0-9]*'")))
+        return false;
+    QStringList existing;
+    while (have.next())
+        existing << have.value(0).toString();
+    for (const std::uint64_t part : list(db)) {
+        if (part >= current)
+            break;
+        for (const auto &[suffix, columns] : kIndexes) {
+            const QString name = table(part) + QLatin1Char('_') + QLatin1String(suffix);
+            if (existing.contains(name))
+                continue;
+            return QSqlQuery(db).exec(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (%3)")
+                                          .arg(name, table(part), QLatin1String(columns)));
+        }
+    }
+    return false;
+}
+
+int retain(QSqlDatabase &db, const LedgerBounds &bounds)
+{
+    const auto [newestSeq, newestAt] = newest(db);
+    if (newestSeq == 0)
+        return 0;
+    const std::uint64_t part = partOf(newestSeq, bounds.rows);
+    int dropped = 0;
+    for (const std::uint64_t p : list(db)) {
+        if (p >= part)
+            break;
+        // Its last event (the partition is full: it is sealed) decides.
+        QSqlQuery q(db);
+        if (!q.exec(
+                QStringLiteral("SELECT seq, at FROM %1 ORDER BY seq DESC LIMIT 1").arg(table(p))))
+            continue;
+        const bool empty = !q.next();
+        const std::uint64_t lastSeq = empty ? 0 : q.value(0).toULongLong();
+        const TimeMs lastAt = empty ? 0 : q.value(1).toLongLong();
+        q.finish();
+        const bool beyond = empty || newestSeq - lastSeq >= bounds.retainRows ||
+                            newestAt - lastAt > bounds.retainMs;
+        if (!beyond)
+            break; // older partitions first: the rest are newer
+        if (QSqlQuery(db).exec(QStringLiteral("DROP TABLE %1").arg(table(p))))
+            ++dropped;
+    }
+    return dropped;
+}
+
+std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
+                               const LedgerFilter &filter, const LedgerBounds &bounds)
+{
+    std::vector<LedgerEvent> out;
+    const auto [newestSeq, newestAt] = newest(db);
+    if (newestSeq == 0 || limit == 0)
+        return out;
+    // The bounds, exactly: nothing older than retainRows events or retainMs before the newest.
+    const std::uint64_t floor =
+        std::max(since, newestSeq > bounds.retainRows ? newestSeq - bounds.retainRows : 0);
+    const TimeMs oldestAt = newestAt - bounds.retainMs;
+    QString where = QStringLiteral("seq > ? AND at >= ?");
+    if (!filter.actor.empty())
+        where += QStringLiteral(" AND actor = ?");
+    if (!filter.kind.empty())
+        where += QStringLiteral(" AND kind = ?");
+    if (!filter.resource.empty()) // the resource and what lies below it ('0' follows '/')
+        where += QStringLiteral(" AND (resource = ? OR (resource > ? AND resource < ?))");
+    const QString actor = QString::fromStdString(filter.actor);
+    const QString kind = QString::fromStdString(filter.kind);
+    const QString resource = QString::fromStdString(filter.resource);
+    for (const std::uint64_t part : list(db)) {
+        if (part < partOf(floor + 1, bounds.rows))
+            continue;
+        QSqlQuery q(db);
+        q.setForwardOnly(true);
+        if (!q.prepare(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY seq LIMIT ?")
+                           .arg(QLatin1String(kColumns), table(part), where)))
+            continue; // dropped meanwhile by retention
+        q.addBindValue(qlonglong(floor));
+        q.addBindValue(qlonglong(oldestAt));
+        if (!filter.actor.empty())
+            q.addBindValue(actor);
+        if (!filter.kind.empty())
+            q.addBindValue(kind);
+        if (!filter.resource.empty()) {
+            q.addBindValue(resource);
+            q.addBindValue(resource + QLatin1Char('/'));
+            q.addBindValue(resource + QLatin1Char('0'));
+        }
+        q.addBindValue(qlonglong(limit - out.size()));
+        if (!q.exec())
+            continue;
+        while (q.next())
+            out.push_back(eventFrom(q));
+        if (out.size() >= limit)
+            break;
+    }
+    return out;
+}
+
+bool migrate(QSqlDatabase &db, std::uint64_t rows, std::string *error)
+{
+    QSqlQuery q(db);
+    if (!q.exec(QStringLiteral("SELECT MIN(seq), MAX(seq) FROM ledger")) || !q.next()) {
+        *error = "cannot read the ledger to move it into partitions: " +
+                 q.lastError().text().toStdString();
+        return false;
+    }
+    const std::uint64_t first = q.value(0).toULongLong();
+    const std::uint64_t last = q.value(1).toULongLong();
+    q.finish();
+    if (last > 0) {
+        for (std::uint64_t part = partOf(first, rows); part <= partOf(last, rows); ++part) {
+            QSqlQuery move(db);
+            if (!create(db, part) ||
+                !move.exec(QStringLiteral("INSERT OR IGNORE INTO %1 SELECT %2 FROM ledger WHERE "
+                                          "seq > %3 AND seq <= %4")
+                               .arg(table(part), QLatin1String(kColumns))
+                               .arg(part * rows)
+                               .arg((part + 1) * rows))) {
+                *error = "cannot move the ledger into partitions: " +
+                         move.lastError().text().toStdString();
+                return false;
+            }
+        }
+    }
+    if (!q.exec(QStringLiteral("DROP TABLE ledger"))) {
+        *error = "cannot drop the old ledger table: " + q.lastError().text().toStdString();
+        return false;
+    }
+    return true;
+}
+
+} // namespace leasehold::ledgerparts

@@ -1,0 +1,60 @@
+#pragma once
+
+// The ledger as a run of partitions, built for append and retention.
+//
+// Table ledger_p<n> holds the events with seq in [n·rows + 1, (n + 1)·rows]. The newest
+// partition has no index but its rowid (seq), so a commit appends to the last pages of one
+// b-tree and touches nothing else. A partition the sequence has moved past is sealed: its read
+// indexes (actor, kind, resource, each with seq) are built one at a time off the commit path.
+// Retention drops whole partitions that lie entirely beyond the bounds; reads apply the bounds
+// exactly, so a row past them is never shown even before its partition goes. Reads page
+// across partitions in seq order.
+//
+// Stateless helpers over a connection; the writer thread appends, maintains and drops, the
+// reader connections query.
+
+#include "clock.h"
+#include "ledgerevent.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+class QSqlDatabase;
+
+namespace leasehold {
+
+struct LedgerBounds
+{
+    std::uint64_t rows = 65'536; // events per partition
+    std::uint64_t retainRows = 1'000'000;
+    std::int64_t retainMs = std::int64_t(30) * 24 * 3600 * 1000;
+};
+
+namespace ledgerparts {
+
+QString table(std::uint64_t part);
+std::uint64_t partOf(std::uint64_t seq, std::uint64_t rows);
+// The partitions in the database, oldest first.
+std::vector<std::uint64_t> list(const QSqlDatabase &db);
+// Creates partition `part` when it is missing (inside the caller's transaction, if any).
+bool create(QSqlDatabase &db, std::uint64_t part);
+// The newest event's seq and time (0, 0 when the ledger is empty).
+std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db);
+// Builds one missing read index of one sealed partition (one older than `current`); false when
+// every sealed partition has its indexes.
+bool indexOne(QSqlDatabase &db, std::uint64_t current);
+// Drops the partitions whose every event is beyond the bounds; returns how many.
+int retain(QSqlDatabase &db, const LedgerBounds &bounds);
+// Up to `limit` events after `since` that match `filter`, oldest first, within the bounds.
+std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
+                               const LedgerFilter &filter, const LedgerBounds &bounds);
+// Moves the rows of a single `ledger` table (schemas 1 and 2) into partitions and drops it.
+bool migrate(QSqlDatabase &db, std::uint64_t rows, std::string *error);
+
+} // namespace ledgerparts
+
+} // namespace leasehold
