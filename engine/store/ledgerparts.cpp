@@ -109,6 +109,17 @@ bool indexOne(QSqlDatabase &db, std::uint64_t current)
             return QSqlQuery(db).exec(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (%3)")
                                           .arg(name, table(part), QLatin1String(columns)));
         }
+        // Last, the partition's agents go into the summary (a partition always has one).
+        QSqlQuery summarized(db);
+        summarized.prepare(QStringLiteral("SELECT 1 FROM ledger_actors WHERE part = ? LIMIT 1"));
+        summarized.addBindValue(qlonglong(part));
+        if (summarized.exec() && summarized.next())
+            continue;
+        summarized.finish();
+        return QSqlQuery(db).exec(
+            QStringLiteral("INSERT OR IGNORE INTO ledger_actors SELECT DISTINCT %1, actor FROM %2")
+                .arg(part)
+                .arg(table(part)));
     }
     return false;
 }
@@ -136,8 +147,10 @@ int retain(QSqlDatabase &db, const LedgerBounds &bounds)
                             newestAt - lastAt > bounds.retainMs;
         if (!beyond)
             break; // older partitions first: the rest are newer
-        if (QSqlQuery(db).exec(QStringLiteral("DROP TABLE %1").arg(table(p))))
+        if (QSqlQuery(db).exec(QStringLiteral("DROP TABLE %1").arg(table(p)))) {
+            QSqlQuery(db).exec(QStringLiteral("DELETE FROM ledger_actors WHERE part = %1").arg(p));
             ++dropped;
+        }
     }
     return dropped;
 }
@@ -163,7 +176,36 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
     const QString actor = QString::fromStdString(filter.actor);
     const QString kind = QString::fromStdString(filter.kind);
     const QString resource = QString::fromStdString(filter.resource);
-    for (const std::uint64_t part : list(db)) {
+    std::vector<std::uint64_t> parts = list(db);
+    if (!filter.actor.empty()) {
+        // The summary names the sealed partitions an agent appears in; partitions it does not
+        // cover yet (the open one, and sealed ones still waiting for upkeep) are all visited.
+        std::vector<std::uint64_t> visit;
+        QSqlQuery s(db);
+        s.setForwardOnly(true);
+        std::uint64_t covered = 0;
+        bool any = false;
+        if (s.exec(QStringLiteral("SELECT MAX(part) FROM ledger_actors")) && s.next() &&
+            !s.value(0).isNull()) {
+            covered = s.value(0).toULongLong();
+            any = true;
+        }
+        s.finish();
+        s.prepare(QStringLiteral("SELECT part FROM ledger_actors WHERE actor = ? AND part >= ? "
+                                 "ORDER BY part"));
+        s.addBindValue(actor);
+        s.addBindValue(qlonglong(partOf(floor + 1, bounds.rows)));
+        if (any && s.exec()) {
+            while (s.next())
+                visit.push_back(s.value(0).toULongLong());
+            for (const std::uint64_t part : parts) {
+                if (part > covered)
+                    visit.push_back(part);
+            }
+            parts = std::move(visit);
+        }
+    }
+    for (const std::uint64_t part : parts) {
         if (part < partOf(floor + 1, bounds.rows))
             continue;
         QSqlQuery q(db);

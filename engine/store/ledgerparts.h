@@ -10,6 +10,9 @@
 // exactly, so a row past them is never shown even before its partition goes. Reads page
 // across partitions in seq order.
 //
+// A summary table, ledger_actors (part, actor), names the agents each sealed partition holds, so
+// a query for one agent visits only the partitions it appears in, however many there are.
+//
 // Stateless helpers over a connection; the writer thread appends, maintains and drops, the
 // reader connections query.
 
@@ -29,7 +32,7 @@ namespace leasehold {
 
 struct LedgerBounds
 {
-    std::uint64_t rows = 65'536; // events per partition
+    std::uint64_t rows = 16'384; // events per partition
     std::uint64_t retainRows = 1'000'000;
     std::int64_t retainMs = std::int64_t(30) * 24 * 3600 * 1000;
 };
@@ -44,8 +47,8 @@ std::vector<std::uint64_t> list(const QSqlDatabase &db);
 bool create(QSqlDatabase &db, std::uint64_t part);
 // The newest event's seq and time (0, 0 when the ledger is empty).
 std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db);
-// Builds one missing read index of one sealed partition (one older than `current`); false when
-// every sealed partition has its indexes.
+// One step of upkeep for the oldest sealed partition (one older than `current`) that needs it:
+// one missing read index, or else its agents into the summary. False when none needs any.
 bool indexOne(QSqlDatabase &db, std::uint64_t current);
 // Drops the partitions whose every event is beyond the bounds; returns how many.
 int retain(QSqlDatabase &db, const LedgerBounds &bounds);

@@ -25,6 +25,10 @@ const char *const kSchema[] = {
     "NULL, expires_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS agents (did TEXT PRIMARY KEY, trust REAL NOT NULL, releases "
     "INTEGER NOT NULL, expiries INTEGER NOT NULL, suspended INTEGER NOT NULL)",
+    // Which agents each sealed ledger partition holds (ledgerparts.h).
+    "CREATE TABLE IF NOT EXISTS ledger_actors (part INTEGER NOT NULL, actor TEXT NOT NULL, "
+    "PRIMARY KEY (part, actor)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS ledger_actors_by_actor ON ledger_actors (actor, part)",
     "CREATE TABLE IF NOT EXISTS keys (digest TEXT PRIMARY KEY, did TEXT NOT NULL, role TEXT NOT "
     "NULL, created_at INTEGER NOT NULL)",
 };

@@ -47,7 +47,7 @@ public:
         std::uint64_t retainRows = 1'000'000;
         std::int64_t retainMs = std::int64_t(30) * 24 * 3600 * 1000;
         std::uint64_t retentionEvery = 256;   // batches between retention passes
-        std::uint64_t partitionRows = 65'536; // ledger events per partition
+        std::uint64_t partitionRows = 16'384; // ledger events per partition (see ledgerparts.h)
         int checkpointEveryMs = 200;          // how often the reader thread checkpoints the WAL
         int retryMinMs = 10;                  // back-off after a failed commit, doubling...
         int retryMaxMs = 1000;                // ...up to this

@@ -133,6 +133,7 @@ void SqliteStore::writerLoop()
         std::vector<Chunk> batch;
         std::vector<StoreOp> ops; // the batch, decoded
         int backoffMs = m_options.retryMinMs;
+        auto lastCheckpoint = std::chrono::steady_clock::now();
         for (;;) {
             if (batch.empty()) {
                 std::unique_lock lock(m_mutex);
@@ -182,6 +183,7 @@ void SqliteStore::writerLoop()
             // Upkeep after the answer is on its way: retention now and then, and a sealed
             // partition's index while nothing waits (or every 64 batches, so it never starves).
             const std::uint64_t batches = m_batches.fetch_add(1) + 1;
+            const auto upkeepStart = std::chrono::steady_clock::now();
             if (batches % std::max<std::uint64_t>(1, m_options.retentionEvery) == 0)
                 applyRetention(db);
             bool idle = false;
@@ -191,6 +193,19 @@ void SqliteStore::writerLoop()
             }
             if (idle || batches % 64 == 0)
                 maintainLedger(db);
+            // The reader thread's checkpoints copy the WAL while commits go on, but only a
+            // checkpoint between two commits can finish, and only a finished one lets the next
+            // commit start the WAL over. By now little is left to copy, so this one is short.
+            if (upkeepStart - lastCheckpoint >=
+                std::chrono::milliseconds(m_options.checkpointEveryMs)) {
+                QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
+                lastCheckpoint = upkeepStart;
+            }
+            const auto upkeepMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::steady_clock::now() - upkeepStart)
+                                      .count();
+            if (upkeepMs >= 5)
+                qCDebug(lcStore) << "ledger upkeep took" << upkeepMs << "ms";
         }
         m_statements.reset();
         db.close();
@@ -273,18 +288,21 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
         return QVariant(QByteArray::fromStdString(encodeFacts(f)));
     };
     // Within one batch only the last word on a lease or an agent counts: a lease granted and
-    // released in the same batch is never written, an agent row is written once.
-    std::unordered_map<std::string_view, std::size_t> lastDrop, lastAgent;
+    // released in the same batch is never written, a lease extended twice is written once, an
+    // agent row is written once.
+    std::unordered_map<std::string_view, std::size_t> lastDrop, lastPut, lastAgent;
     for (std::size_t index = 0; index < ops.size(); ++index) {
         if (const auto *d = std::get_if<DropLease>(&ops[index]))
             lastDrop[d->leaseId] = index;
+        else if (const auto *p = std::get_if<PutLease>(&ops[index]))
+            lastPut[p->lease.leaseId] = index;
         else if (const auto *a = std::get_if<PutAgent>(&ops[index]))
             lastAgent[a->agent.actorDid] = index;
     }
     auto superseded = [&](const StoreOp &op, std::size_t at) {
         if (const auto *p = std::get_if<PutLease>(&op)) {
             auto it = lastDrop.find(p->lease.leaseId);
-            return it != lastDrop.end() && it->second > at;
+            return (it != lastDrop.end() && it->second > at) || lastPut[p->lease.leaseId] != at;
         }
         if (const auto *a = std::get_if<PutAgent>(&op))
             return lastAgent[a->agent.actorDid] != at;

@@ -19,6 +19,7 @@ class TstSqliteStore : public QObject
 private slots:
     void init();
     void stateSurvivesAReopen();
+    void onlyTheLastWordInABatchIsWritten();
     void ledgerPagesBySequenceAndAgent();
     void retentionKeepsTheNewestRows();
     void ledgerEventsBeyondTheBoundAreDroppedAndCounted();
@@ -64,6 +65,38 @@ void TstSqliteStore::init()
 {
     dir = std::make_unique<QTemporaryDir>();
     QVERIFY(dir->isValid());
+}
+
+void TstSqliteStore::onlyTheLastWordInABatchIsWritten()
+{
+    LeaseInfo first{"ls_1", "fs:a", "did:agent:a", Mode::Write, 7, 1000, 31000, 30000};
+    LeaseInfo extended = first;
+    extended.expiresAt = 91000;
+    extended.ttlMs = 90000;
+    const LeaseInfo brief{"ls_2", "lock:x", "did:agent:b", Mode::Write, 8, 1000, 31000, 30000};
+    {
+        SqliteStore store({path()});
+        std::string error;
+        QVERIFY(store.load(&error));
+        // One batch: ls_1 granted then extended; ls_2 granted and released; an agent touched
+        // three times. What is left is each one's last word.
+        QVERIFY(commit(store, {PutLease{first}, PutAgent{{"did:agent:a", 0.5, 1, 0, false}},
+                               PutLease{brief}, PutLease{extended}, DropLease{"ls_2"},
+                               PutAgent{{"did:agent:a", 1.0, 2, 0, false}},
+                               PutAgent{{"did:agent:a", 1.5, 3, 0, true}}}));
+    }
+    SqliteStore reopened({path()});
+    std::string error;
+    const std::optional<StoredState> state = reopened.load(&error);
+    QVERIFY2(state, error.c_str());
+    QCOMPARE(state->leases.size(), 1u);
+    QCOMPARE(state->leases[0].leaseId, std::string("ls_1"));
+    QCOMPARE(state->leases[0].expiresAt, 91000);
+    QCOMPARE(state->leases[0].ttlMs, 90000);
+    QCOMPARE(state->agents.size(), 1u);
+    QCOMPARE(state->agents[0].trust, 1.5);
+    QCOMPARE(state->agents[0].releases, 3u);
+    QVERIFY(state->agents[0].suspended);
 }
 
 void TstSqliteStore::stateSurvivesAReopen()
@@ -400,16 +433,34 @@ void TstSqliteStore::sealedPartitionsGetTheirIndexes()
     std::string error;
     QVERIFY(store.load(&error));
     StoreOps ops;
-    for (std::uint64_t seq = 1; seq <= 25; ++seq)
-        ops.add(AppendEvent{event(seq, "did:agent:a")});
+    for (std::uint64_t seq = 1; seq <= 25; ++seq) // a in partition 0 only, b in 1 and 2 (open)
+        ops.add(AppendEvent{event(seq, seq <= 10 ? "did:agent:a" : "did:agent:b")});
     QVERIFY(commit(store, std::move(ops)));
-    // The writer builds one index each time it is idle; nudge it with empty batches.
+    // The writer takes one step each time it is idle; nudge it with empty batches.
     const QStringList sealed = {"ledger_p00000000_actor",    "ledger_p00000000_kind",
                                 "ledger_p00000000_resource", "ledger_p00000001_actor",
                                 "ledger_p00000001_kind",     "ledger_p00000001_resource"};
-    for (int i = 0; i < 10 && partitionTables(path(), "index") != sealed; ++i)
+    for (int i = 0; i < 12; ++i)
         QVERIFY(commit(store, {}));
     QCOMPARE(partitionTables(path(), "index"), sealed); // the open partition 2 has none
+    // The summary names each sealed partition's agents, and a query for one agent visits
+    // those partitions and every one the summary does not cover yet (the open one).
+    QStringList summary;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("s"));
+        db.setDatabaseName(path());
+        QVERIFY(db.open());
+        QSqlQuery q(db);
+        QVERIFY(q.exec(QStringLiteral("SELECT part, actor FROM ledger_actors ORDER BY part")));
+        while (q.next())
+            summary << q.value(0).toString() + QLatin1Char(' ') + q.value(1).toString();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("s"));
+    QCOMPARE(summary, (QStringList{"0 did:agent:a", "1 did:agent:b"}));
+    QCOMPARE(seqs(store.ledger(0, 100, {"did:agent:a", {}, {}})), range(1, 10));
+    QCOMPARE(seqs(store.ledger(0, 100, {"did:agent:b", {}, {}})), range(11, 25));
+    QCOMPARE(seqs(store.ledger(12, 100, {"did:agent:b", {}, {}})), range(13, 25));
+    QVERIFY(store.ledger(0, 100, {"did:agent:c", {}, {}}).empty());
 }
 
 void TstSqliteStore::aSchemaTwoLedgerIsMovedIntoPartitions()
