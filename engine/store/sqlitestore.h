@@ -116,7 +116,8 @@ private:
     bool m_open = false;
     std::function<void(std::uint64_t)> m_onDurable;
     std::function<void(const StoreHealth &)> m_onHealth;
-    StoreHealth m_lastError; // writer thread: what the last failure said
+    StoreHealth m_lastError;                 // writer thread: what the last failure said
+    std::uint64_t m_upkeepDoneBelow = ~0ull; // writer thread: every older partition is upkept
 
     std::thread m_writer;
     std::thread m_pager;

@@ -389,9 +389,14 @@ void SqliteStore::applyRetention(QSqlDatabase &db)
 
 bool SqliteStore::maintainLedger(QSqlDatabase &db)
 {
-    if (!m_statements || m_statements->appendPart == ~0ull)
+    // Nothing to do until another partition is sealed: looking costs two catalogue reads.
+    if (!m_statements || m_statements->appendPart == ~0ull ||
+        m_statements->appendPart == m_upkeepDoneBelow)
         return false;
-    return ledgerparts::indexOne(db, m_statements->appendPart);
+    const bool did = ledgerparts::indexOne(db, m_statements->appendPart);
+    if (!did)
+        m_upkeepDoneBelow = m_statements->appendPart;
+    return did;
 }
 
 } // namespace leasehold

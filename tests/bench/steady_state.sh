@@ -6,6 +6,7 @@
 #   PREFILL=N       first fill the on-disk ledger with N events (tests/bench/prefill_ledger.py)
 #                   and keep them (retention raised above N)
 #   BINARY=path     another leasehold to compare (default: the build's)
+#   MODES="disk memory"  which runs, in this order
 # Usage: tests/bench/steady_state.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,8 +55,8 @@ run_mode() { # mode -> per-minute rows, then "total" and "first" / "last" reques
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
-run_mode disk
-run_mode memory
+for mode in ${MODES:-disk memory}; do run_mode "$mode"; done
+[ -z "${MODES:-}" ] || exit 0
 awk '{ sum[$1] += $3; n[$1]++; if ($2 == 1) first[$1] = $3; last[$1] = $3 }
      END { printf "on disk / in memory over the run: %.2f\n", sum["disk"] / sum["memory"];
            printf "on disk, last minute / first minute: %.2f\n", last["disk"] / first["disk"] }' \
