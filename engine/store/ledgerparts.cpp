@@ -2,6 +2,7 @@
 
 #include "ledgerfacts.h"
 
+#include <QSet>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -90,36 +91,79 @@ std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db)
     return {0, 0};
 }
 
-bool indexOne(QSqlDatabase &db, std::uint64_t current)
+std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db)
 {
-    QSqlQuery have(db);
-    if (!have.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'index' AND name "
-                                  "GLOB 'ledger_p[0-9]*'")))
-        return false;
-    QStringList existing;
-    while (have.next())
-        existing << have.value(0).toString();
-    for (const std::uint64_t part : list(db)) {
-        if (part >= current)
-            break;
+    // One read of the catalogue, and the summary's newest partition (it is built in order).
+    QSqlQuery q(db);
+    q.setForwardOnly(true);
+    if (!q.exec(QStringLiteral("SELECT type, name FROM sqlite_master WHERE name GLOB "
+                               "'ledger_p[0-9]*'")))
+        return 0;
+    QSet<QString> names;
+    std::vector<std::uint64_t> parts;
+    while (q.next()) {
+        const QString name = q.value(1).toString();
+        names.insert(name);
+        if (q.value(0).toString() == QLatin1String("table"))
+            parts.push_back(name.mid(8).toULongLong());
+    }
+    q.finish();
+    std::sort(parts.begin(), parts.end());
+    std::uint64_t summarizedTo = 0;
+    bool summarized = false;
+    if (q.exec(QStringLiteral("SELECT MAX(part) FROM ledger_actors")) && q.next() &&
+        !q.value(0).isNull()) {
+        summarizedTo = q.value(0).toULongLong();
+        summarized = true;
+    }
+    for (const std::uint64_t part : parts) {
         for (const auto &[suffix, columns] : kIndexes) {
-            const QString name = table(part) + QLatin1Char('_') + QLatin1String(suffix);
-            if (existing.contains(name))
-                continue;
-            return QSqlQuery(db).exec(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (%3)")
-                                          .arg(name, table(part), QLatin1String(columns)));
+            if (!names.contains(table(part) + QLatin1Char('_') + QLatin1String(suffix)))
+                return part;
+        }
+        if (!summarized || part > summarizedTo)
+            return part;
+    }
+    return parts.empty() ? 0 : parts.back();
+}
+
+bool indexOne(QSqlDatabase &db, std::uint64_t &from, std::uint64_t current)
+{
+    // Partition by partition from `from`, asking the catalogue about that table alone: the
+    // cost of a step must not grow with the number of partitions.
+    QSqlQuery objects(db);
+    objects.setForwardOnly(true);
+    objects.prepare(QStringLiteral("SELECT type, name FROM sqlite_master WHERE tbl_name = ?"));
+    for (; from < current; ++from) {
+        objects.addBindValue(table(from));
+        if (!objects.exec())
+            return false;
+        bool exists = false;
+        QSet<QString> indexes;
+        while (objects.next()) {
+            exists |= objects.value(0).toString() == QLatin1String("table");
+            indexes.insert(objects.value(1).toString());
+        }
+        objects.finish();
+        if (!exists)
+            continue; // dropped by retention, or never written
+        for (const auto &[suffix, columns] : kIndexes) {
+            const QString name = table(from) + QLatin1Char('_') + QLatin1String(suffix);
+            if (!indexes.contains(name))
+                return QSqlQuery(db).exec(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (%3)")
+                                              .arg(name, table(from), QLatin1String(columns)));
         }
         // Last, the partition's agents go into the summary (a partition always has one).
         QSqlQuery summarized(db);
         summarized.prepare(QStringLiteral("SELECT 1 FROM ledger_actors WHERE part = ? LIMIT 1"));
-        summarized.addBindValue(qlonglong(part));
+        summarized.addBindValue(qlonglong(from));
         if (summarized.exec() && summarized.next())
             continue;
         summarized.finish();
         return QSqlQuery(db).exec(
             QStringLiteral("INSERT OR IGNORE INTO ledger_actors SELECT DISTINCT %1, actor FROM %2")
-                .arg(part)
-                .arg(table(part)));
+                .arg(from)
+                .arg(table(from)));
     }
     return false;
 }

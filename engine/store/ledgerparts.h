@@ -47,9 +47,14 @@ std::vector<std::uint64_t> list(const QSqlDatabase &db);
 bool create(QSqlDatabase &db, std::uint64_t part);
 // The newest event's seq and time (0, 0 when the ledger is empty).
 std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db);
-// One step of upkeep for the oldest sealed partition (one older than `current`) that needs it:
+// One step of upkeep for the oldest sealed partition from `from` up to `current` that needs it:
 // one missing read index, or else its agents into the summary. False when none needs any.
-bool indexOne(QSqlDatabase &db, std::uint64_t current);
+// `from` moves past the partitions found complete, so the caller keeps it between steps and a
+// step's cost does not grow with the number of partitions.
+bool indexOne(QSqlDatabase &db, std::uint64_t &from, std::uint64_t current);
+// Where indexOne should start when nothing is known: the oldest partition missing an index or
+// its summary (one catalogue read, not one per partition).
+std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db);
 // Drops the partitions whose every event is beyond the bounds; returns how many.
 int retain(QSqlDatabase &db, const LedgerBounds &bounds);
 // Up to `limit` events after `since` that match `filter`, oldest first, within the bounds.

@@ -118,6 +118,8 @@ private:
     std::function<void(const StoreHealth &)> m_onHealth;
     StoreHealth m_lastError;                 // writer thread: what the last failure said
     std::uint64_t m_upkeepDoneBelow = ~0ull; // writer thread: every older partition is upkept
+    std::uint64_t m_upkeepFrom =
+        ~0ull; // writer thread: partitions below are complete (~0: not known yet)
 
     std::thread m_writer;
     std::thread m_pager;

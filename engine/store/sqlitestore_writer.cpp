@@ -393,7 +393,9 @@ bool SqliteStore::maintainLedger(QSqlDatabase &db)
     if (!m_statements || m_statements->appendPart == ~0ull ||
         m_statements->appendPart == m_upkeepDoneBelow)
         return false;
-    const bool did = ledgerparts::indexOne(db, m_statements->appendPart);
+    if (m_upkeepFrom == ~0ull)
+        m_upkeepFrom = ledgerparts::firstNeedingUpkeep(db);
+    const bool did = ledgerparts::indexOne(db, m_upkeepFrom, m_statements->appendPart);
     if (!did)
         m_upkeepDoneBelow = m_statements->appendPart;
     return did;
