@@ -132,20 +132,21 @@ Refusal LeaseEngine::deadlockRefusal(const Request &req, const WaitCycle &cycle,
     // waits for waitingOn[1], and so on round to the requester.
     const AgentRecord *holder = cycle.agents[1];
     const std::string &wanted = cycle.waitingOn[0];
+    // What the holder has on it: a lease, else a parked wait queued ahead.
     Contention c;
-    for (std::size_t i = 0; i < req.resources.size(); ++i) {
-        if (req.resources[i].canonical() != wanted)
-            continue;
-        c.index = i;
+    const auto claim = std::find_if(req.resources.begin(), req.resources.end(),
+                                    [&](const ResourceName &n) { return n.canonical() == wanted; });
+    if (claim != req.resources.end()) {
+        c.index = std::size_t(claim - req.resources.begin());
+        auto onClaim = [&](const ResourceName &n) { return n.overlaps(*claim); };
         for (const LeaseRecord *l : holder->held) {
-            if (l->resource.overlaps(req.resources[i])) {
+            if (!c.lease && onClaim(l->resource))
                 c.lease = l;
-                break;
-            }
         }
         for (const Waiter *w : holder->parked) {
-            for (const ResourceName &n : w->resources)
-                c.waiter = !c.lease && !c.waiter && n.overlaps(req.resources[i]) ? w : c.waiter;
+            if (!c.lease && !c.waiter &&
+                std::any_of(w->resources.begin(), w->resources.end(), onClaim))
+                c.waiter = w;
         }
     }
     Refusal r;

@@ -73,6 +73,13 @@ struct LedgerEvent
     friend bool operator==(const LedgerEvent &, const LedgerEvent &) = default;
 };
 
+// Whether `e`'s facts.mode means anything: grants and refused acquires carry one.
+inline bool carriesMode(const LedgerEvent &e)
+{
+    return e.kind == EventKind::Granted ||
+           (e.kind == EventKind::Refused && e.facts.op == "acquire");
+}
+
 // Which ledger events a reader wants; empty fields match everything. `resource` matches that
 // resource and everything below it.
 struct LedgerFilter

@@ -96,9 +96,9 @@ bool KeyStore::createKeysFile(const QString &path, const QByteArray &key, const 
     return file.flush();
 }
 
-std::optional<KeyStore> KeyStore::fromJson(const QByteArray &json, QString *error)
+std::optional<KeyStore>
+KeyStore::fromEntries(const std::optional<std::vector<KeyFileEntry>> &entries)
 {
-    const auto entries = parseKeys(json, error);
     if (!entries)
         return std::nullopt;
     KeyStore store;
@@ -107,15 +107,14 @@ std::optional<KeyStore> KeyStore::fromJson(const QByteArray &json, QString *erro
     return store;
 }
 
+std::optional<KeyStore> KeyStore::fromJson(const QByteArray &json, QString *error)
+{
+    return fromEntries(parseKeys(json, error));
+}
+
 std::optional<KeyStore> KeyStore::fromFile(const QString &path, QString *error)
 {
-    const auto entries = readKeysFile(path, error);
-    if (!entries)
-        return std::nullopt;
-    KeyStore store;
-    for (const KeyFileEntry &e : *entries)
-        store.add(e.key, e.identity);
-    return store;
+    return fromEntries(readKeysFile(path, error));
 }
 
 void KeyStore::add(const QByteArray &key, const Identity &identity)

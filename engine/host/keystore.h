@@ -63,6 +63,8 @@ public:
     static QByteArray digest(const QByteArray &key);
 
 private:
+    static std::optional<KeyStore> fromEntries(const std::optional<std::vector<KeyFileEntry>> &e);
+
     struct Entry
     {
         QByteArray digest;

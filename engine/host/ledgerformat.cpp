@@ -54,7 +54,7 @@ QByteArray ledgerCsv(const std::vector<LedgerEvent> &events, bool header)
                csvField(e.resource) + ',' + csvField(e.leaseId) + ',' +
                csvNumber(qlonglong(e.token), e.token != 0) + ',' + csvField(e.reason) + ',' +
                csvNumber(e.ttlMs, e.ttlMs > 0) + ',' + csvField(f.op) + ',' +
-               (e.kind == EventKind::Granted || f.op == "acquire"
+               (carriesMode(e)
                     ? QByteArray(modeName(f.mode).data(), qsizetype(modeName(f.mode).size()))
                     : QByteArray()) +
                ',' + csvNumber(f.waitedMs, f.waitedMs >= 0) + ',' + csvField(f.holder) + ',' +

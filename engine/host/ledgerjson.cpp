@@ -40,7 +40,7 @@ json toJson(const LedgerEvent &e)
         j["ttlMs"] = e.ttlMs;
     if (!f.op.empty())
         j["op"] = f.op;
-    if (e.kind == EventKind::Granted || (e.kind == EventKind::Refused && f.op == "acquire"))
+    if (carriesMode(e))
         j["mode"] = modeName(f.mode);
     if (f.waitedMs >= 0)
         j["waitedMs"] = f.waitedMs;

@@ -11,14 +11,6 @@ namespace leasehold {
 
 using nlohmann::json;
 
-namespace {
-
-constexpr std::int64_t kLockDefaultTtlMs = 300'000;
-constexpr std::int64_t kLockDefaultWaitS = 90;
-constexpr std::int64_t kLockWaitCapS = 90;
-
-} // namespace
-
 NextSteps mcpSteps(bool lockTools)
 {
     if (lockTools)
@@ -29,6 +21,10 @@ NextSteps mcpSteps(bool lockTools)
 }
 
 namespace {
+
+constexpr std::int64_t kLockDefaultTtlMs = 300'000;
+constexpr std::int64_t kLockDefaultWaitS = 90;
+constexpr std::int64_t kLockWaitCapS = 90;
 
 // Every refusal is an isError result: the model must act on it. Its structured content is the
 // REST body, with the sentence in the words of these tools (refusals.h).

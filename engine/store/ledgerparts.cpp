@@ -78,9 +78,12 @@ bool create(QSqlDatabase &db, std::uint64_t part)
             .arg(table(part)));
 }
 
-std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db)
+namespace {
+
+// The newest event among `parts` (as list() gives them).
+std::pair<std::uint64_t, TimeMs> newestIn(const QSqlDatabase &db,
+                                          const std::vector<std::uint64_t> &parts)
 {
-    const std::vector<std::uint64_t> parts = list(db);
     for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
         QSqlQuery q(db);
         if (q.exec(QStringLiteral("SELECT seq, at FROM %1 ORDER BY seq DESC LIMIT 1")
@@ -89,6 +92,23 @@ std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db)
             return {q.value(0).toULongLong(), q.value(1).toLongLong()};
     }
     return {0, 0};
+}
+
+// The newest partition the agent summary covers (it is built in order), or nothing.
+std::optional<std::uint64_t> summarizedThrough(const QSqlDatabase &db)
+{
+    QSqlQuery q(db);
+    if (q.exec(QStringLiteral("SELECT MAX(part) FROM ledger_actors")) && q.next() &&
+        !q.value(0).isNull())
+        return q.value(0).toULongLong();
+    return std::nullopt;
+}
+
+} // namespace
+
+std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db)
+{
+    return newestIn(db, list(db));
 }
 
 std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db)
@@ -109,19 +129,13 @@ std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db)
     }
     q.finish();
     std::sort(parts.begin(), parts.end());
-    std::uint64_t summarizedTo = 0;
-    bool summarized = false;
-    if (q.exec(QStringLiteral("SELECT MAX(part) FROM ledger_actors")) && q.next() &&
-        !q.value(0).isNull()) {
-        summarizedTo = q.value(0).toULongLong();
-        summarized = true;
-    }
+    const std::optional<std::uint64_t> summarized = summarizedThrough(db);
     for (const std::uint64_t part : parts) {
         for (const auto &[suffix, columns] : kIndexes) {
             if (!names.contains(table(part) + QLatin1Char('_') + QLatin1String(suffix)))
                 return part;
         }
-        if (!summarized || part > summarizedTo)
+        if (!summarized || part > *summarized)
             return part;
     }
     return parts.empty() ? 0 : parts.back();
@@ -170,12 +184,13 @@ bool indexOne(QSqlDatabase &db, std::uint64_t &from, std::uint64_t current)
 
 int retain(QSqlDatabase &db, const LedgerBounds &bounds)
 {
-    const auto [newestSeq, newestAt] = newest(db);
+    const std::vector<std::uint64_t> parts = list(db);
+    const auto [newestSeq, newestAt] = newestIn(db, parts);
     if (newestSeq == 0)
         return 0;
     const std::uint64_t part = partOf(newestSeq, bounds.rows);
     int dropped = 0;
-    for (const std::uint64_t p : list(db)) {
+    for (const std::uint64_t p : parts) {
         if (p >= part)
             break;
         // Its last event (the partition is full: it is sealed) decides.
@@ -203,7 +218,8 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
                                const LedgerFilter &filter, const LedgerBounds &bounds)
 {
     std::vector<LedgerEvent> out;
-    const auto [newestSeq, newestAt] = newest(db);
+    std::vector<std::uint64_t> parts = list(db);
+    const auto [newestSeq, newestAt] = newestIn(db, parts);
     if (newestSeq == 0 || limit == 0)
         return out;
     // The bounds, exactly: nothing older than retainRows events or retainMs before the newest.
@@ -220,30 +236,22 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
     const QString actor = QString::fromStdString(filter.actor);
     const QString kind = QString::fromStdString(filter.kind);
     const QString resource = QString::fromStdString(filter.resource);
-    std::vector<std::uint64_t> parts = list(db);
     if (!filter.actor.empty()) {
         // The summary names the sealed partitions an agent appears in; partitions it does not
         // cover yet (the open one, and sealed ones still waiting for upkeep) are all visited.
-        std::vector<std::uint64_t> visit;
+        const std::optional<std::uint64_t> covered = summarizedThrough(db);
         QSqlQuery s(db);
         s.setForwardOnly(true);
-        std::uint64_t covered = 0;
-        bool any = false;
-        if (s.exec(QStringLiteral("SELECT MAX(part) FROM ledger_actors")) && s.next() &&
-            !s.value(0).isNull()) {
-            covered = s.value(0).toULongLong();
-            any = true;
-        }
-        s.finish();
         s.prepare(QStringLiteral("SELECT part FROM ledger_actors WHERE actor = ? AND part >= ? "
                                  "ORDER BY part"));
         s.addBindValue(actor);
         s.addBindValue(qlonglong(partOf(floor + 1, bounds.rows)));
-        if (any && s.exec()) {
+        if (covered && s.exec()) {
+            std::vector<std::uint64_t> visit;
             while (s.next())
                 visit.push_back(s.value(0).toULongLong());
             for (const std::uint64_t part : parts) {
-                if (part > covered)
+                if (part > *covered)
                     visit.push_back(part);
             }
             parts = std::move(visit);

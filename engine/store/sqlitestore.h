@@ -88,6 +88,8 @@ private:
     // Closing and past the deadline: drops what is left (counted) so the writer can stop.
     bool giveUpAtClose(std::size_t batchOps);
     void applyRetention(QSqlDatabase &db);
+    // Points the append statement at ledger partition `part`, creating it when new.
+    bool useLedgerPartition(QSqlDatabase &db, std::uint64_t part);
 
     // Builds one missing index of a sealed ledger partition; false when none is missing.
     bool maintainLedger(QSqlDatabase &db);

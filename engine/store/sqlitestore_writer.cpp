@@ -312,59 +312,43 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
         const StoreOp &item = ops[index];
         if (superseded(item, index))
             continue;
-        std::visit(
-            Overloaded{
-                [&](const PutLease &p) {
-                    const LeaseInfo &l = p.lease;
-                    run(st.putLease,
-                        {text(l.leaseId), text(l.resource), text(l.holder), text(modeName(l.mode)),
-                         qlonglong(l.token), qlonglong(l.grantedAt), qlonglong(l.expiresAt),
-                         qlonglong(l.ttlMs)});
-                },
-                [&](const DropLease &d) { run(st.dropLease, {text(d.leaseId)}); },
-                [&](const PutAgent &p) {
-                    const AgentState &a = p.agent;
-                    run(st.putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
-                                      qlonglong(a.expiries), int(a.suspended)});
-                },
-                [&](const AppendEvent &a) {
-                    const LedgerEvent &e = a.event;
-                    const std::uint64_t part = ledgerparts::partOf(e.seq, m_options.partitionRows);
-                    if (part != st.appendPart) {
-                        // A new partition: created in this transaction, so a rollback
-                        // takes it back too (appendPart is then forgotten below).
-                        if (!ledgerparts::create(db, part)) {
-                            ok = false;
-                            return;
-                        }
-                        // A sequence number is never reused; were one replayed, the
-                        // first word stands.
-                        st.append =
-                            prepared(db, QStringLiteral("INSERT OR IGNORE INTO %1 VALUES (?, ?, "
-                                                        "CAST(? AS TEXT), CAST(? AS TEXT), CAST(? "
-                                                        "AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? "
-                                                        "AS TEXT), ?)")
-                                             .arg(ledgerparts::table(part))
-                                             .toUtf8()
-                                             .constData());
-                        st.appendPart = part;
-                    }
-                    run(st.append,
-                        {qlonglong(e.seq), qlonglong(e.at), text(eventKindName(e.kind)),
-                         text(e.actorDid), text(e.resource), text(e.leaseId), qlonglong(e.token),
-                         qlonglong(e.ttlMs), text(e.reason), facts(e.facts)});
-                },
-                [&](const ReserveTokens &r) {
-                    if (r.end > 0)
-                        run(st.reserve, {qlonglong(r.end)});
-                },
-                [&](const PutKey &p) {
-                    const StoredKey &k = p.key;
-                    run(st.putKey,
-                        {text(k.digestHex), text(k.did), text(k.role), qlonglong(k.createdAt)});
-                },
-            },
-            item);
+        std::visit(Overloaded{
+                       [&](const PutLease &p) {
+                           const LeaseInfo &l = p.lease;
+                           run(st.putLease,
+                               {text(l.leaseId), text(l.resource), text(l.holder),
+                                text(modeName(l.mode)), qlonglong(l.token), qlonglong(l.grantedAt),
+                                qlonglong(l.expiresAt), qlonglong(l.ttlMs)});
+                       },
+                       [&](const DropLease &d) { run(st.dropLease, {text(d.leaseId)}); },
+                       [&](const PutAgent &p) {
+                           const AgentState &a = p.agent;
+                           run(st.putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
+                                             qlonglong(a.expiries), int(a.suspended)});
+                       },
+                       [&](const AppendEvent &a) {
+                           const LedgerEvent &e = a.event;
+                           if (!useLedgerPartition(
+                                   db, ledgerparts::partOf(e.seq, m_options.partitionRows))) {
+                               ok = false;
+                               return;
+                           }
+                           run(st.append, {qlonglong(e.seq), qlonglong(e.at),
+                                           text(eventKindName(e.kind)), text(e.actorDid),
+                                           text(e.resource), text(e.leaseId), qlonglong(e.token),
+                                           qlonglong(e.ttlMs), text(e.reason), facts(e.facts)});
+                       },
+                       [&](const ReserveTokens &r) {
+                           if (r.end > 0)
+                               run(st.reserve, {qlonglong(r.end)});
+                       },
+                       [&](const PutKey &p) {
+                           const StoredKey &k = p.key;
+                           run(st.putKey, {text(k.digestHex), text(k.did), text(k.role),
+                                           qlonglong(k.createdAt)});
+                       },
+                   },
+                   item);
     }
     if (ok && !st.commit.exec()) {
         m_lastError = healthOf(st.commit.lastError());
@@ -382,6 +366,26 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
     return true;
 }
 
+bool SqliteStore::useLedgerPartition(QSqlDatabase &db, std::uint64_t part)
+{
+    Statements &st = *m_statements;
+    if (part == st.appendPart)
+        return true;
+    // A new partition: created in the batch's transaction, so a rollback takes it back too
+    // (and forgets appendPart). A sequence number is never reused; were one replayed, the first
+    // word stands.
+    if (!ledgerparts::create(db, part))
+        return false;
+    st.append = prepared(db, QStringLiteral("INSERT OR IGNORE INTO %1 VALUES (?, ?, CAST(? AS "
+                                            "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS "
+                                            "TEXT), ?, ?, CAST(? AS TEXT), ?)")
+                                 .arg(ledgerparts::table(part))
+                                 .toUtf8()
+                                 .constData());
+    st.appendPart = part;
+    return true;
+}
+
 void SqliteStore::applyRetention(QSqlDatabase &db)
 {
     ledgerparts::retain(db, bounds());
@@ -389,7 +393,7 @@ void SqliteStore::applyRetention(QSqlDatabase &db)
 
 bool SqliteStore::maintainLedger(QSqlDatabase &db)
 {
-    // Nothing to do until another partition is sealed: looking costs two catalogue reads.
+    // Nothing to do until another partition is sealed: looking costs catalogue reads.
     if (!m_statements || m_statements->appendPart == ~0ull ||
         m_statements->appendPart == m_upkeepDoneBelow)
         return false;
