@@ -7,6 +7,7 @@
 #                   and keep them (retention raised above N)
 #   BINARY=path     another leasehold to compare (default: the build's)
 #   MODES="disk memory"  which runs, in this order
+#   KEEP=1          keep the scratch folder (each mode's database and log) and print its path
 # Usage: tests/bench/steady_state.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +17,12 @@ minutes=${MINUTES:-10}
 prefill=${PREFILL:-0}
 command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)"; exit 2; }
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then
+  echo "scratch folder: $work"
+  trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+else
+  trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+fi
 
 port_of() { for _ in $(seq 600); do grep -qo 'listening http://[^ ]*' "$1" && break; sleep 0.1; done
             grep -o 'listening http://[^ ]*' "$1" | grep -o '[0-9]*$'; }
