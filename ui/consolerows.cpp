@@ -188,6 +188,9 @@ std::vector<TableColumn> agentColumns()
 {
     return {{tr("Agent"), ColumnKind::Agent},
             {tr("Last seen"), ColumnKind::Since},
+            {tr("Connected via"), ColumnKind::Text,
+             tr("How the agent reached Leasehold within the live window: MCP, REST, the guard in "
+                "front of its MCP servers, a coding agent's hook, or the git guard")},
             {tr("Live sessions"), ColumnKind::Number, tr("MCP sessions seen recently")},
             {tr("Leases"), ColumnKind::Number},
             {tr("Waits"), ColumnKind::Number},
@@ -206,8 +209,8 @@ std::vector<TableRow> agentRows(const ConsoleState &state)
     for (const AgentInfo &a : f.snapshot.agents) {
         const auto k = keys.find(a.actorDid);
         TableRow row{q(a.actorDid),
-                     {q(a.actorDid), qint64(a.lastSeen), a.liveSessions, a.leases, a.waits, a.trust,
-                      a.suspended, k == keys.end() ? 0 : k->second}};
+                     {q(a.actorDid), qint64(a.lastSeen), q(viaList(a.via)), a.liveSessions,
+                      a.leases, a.waits, a.trust, a.suspended, k == keys.end() ? 0 : k->second}};
         if (a.suspended)
             row.mark = RowMark::Attention;
         rows.push_back(std::move(row));

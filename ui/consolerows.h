@@ -26,6 +26,7 @@ enum HolderColumn {
 enum AgentColumn {
     AgentDid,
     AgentLastSeen,
+    AgentVia,
     AgentSessions,
     AgentLeases,
     AgentWaits,

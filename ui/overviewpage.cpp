@@ -32,7 +32,7 @@ OverviewPage::OverviewPage(QWidget *parent)
     counter("grantRate", tr("Grants / s"), 1, 0);
     counter("refusalRate", tr("Refusals / s"), 1, 1);
     counter("expiries", tr("Expired without release"), 1, 2);
-    counter("agents", tr("Agents (live over MCP)"), 1, 3);
+    counter("agents", tr("Live agents (of all known)"), 1, 3);
 
     m_grants->setName(tr("grants/s"));
     m_refusals->setName(tr("refusals/s"));
@@ -113,7 +113,7 @@ void OverviewPage::showState(const ConsoleState &state)
         recent += s.at - d.at < 60'000 ? 1 : 0;
     int live = 0;
     for (const AgentInfo &a : s.agents)
-        live += a.liveSessions > 0 ? 1 : 0;
+        live += a.via != 0 ? 1 : 0;
     auto set = [this](const char *name, const QString &text) {
         if (auto *label = findChild<QLabel *>(QLatin1String(name)); label && label->text() != text)
             label->setText(text);
@@ -125,7 +125,7 @@ void OverviewPage::showState(const ConsoleState &state)
     set("grantRate", QString::number(state.grantRate(), 'f', 0));
     set("refusalRate", QString::number(state.refusalRate(), 'f', 0));
     set("expiries", QString::number(s.counters.expiries));
-    set("agents", QStringLiteral("%1 (%2)").arg(s.agents.size()).arg(live));
+    set("agents", tr("%1 of %2").arg(live).arg(s.agents.size()));
 }
 
 void OverviewPage::sample(const ConsoleState &state)

@@ -113,8 +113,9 @@ public:
     // An agent's persistent part (trust, counts, suspension).
     std::optional<AgentState> agentState(const std::string &did) const;
 
-    // Liveness as the host sees it (sessions); feeds the agents view.
-    void setLiveSessions(const std::string &did, int sessions);
+    // Liveness as the host sees it: the agent's live MCP sessions and every surface it was
+    // seen on within the live window (a set of Via). Feeds the agents view.
+    void setPresence(const std::string &did, int liveSessions, ViaSet via);
 
     Snapshot snapshot() const;
     // Cost follows what the agent holds and waits for, not the size of the engine.

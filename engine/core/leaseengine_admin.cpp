@@ -107,10 +107,11 @@ void LeaseEngine::setStoreAvailable(bool available, const std::string &problem)
     settle();
 }
 
-void LeaseEngine::setLiveSessions(const std::string &did, int sessions)
+void LeaseEngine::setPresence(const std::string &did, int liveSessions, ViaSet via)
 {
     AgentRecord *agent = m_agents.obtain(did);
-    agent->liveSessions = std::max(0, sessions);
+    agent->liveSessions = std::max(0, liveSessions);
+    agent->via = via;
     agent->lastSeen = m_clock.nowMs();
 }
 
@@ -241,7 +242,7 @@ Snapshot LeaseEngine::snapshot() const
               [](const PinInfo &a, const PinInfo &b) { return a.since < b.since; });
     for (const AgentRecord *a : m_agents.all()) {
         s.trust.push_back({a->did, a->trust, a->releases, a->expiries});
-        s.agents.push_back({a->did, a->lastSeen, a->liveSessions, a->suspended,
+        s.agents.push_back({a->did, a->lastSeen, a->liveSessions, a->via, a->suspended,
                             static_cast<int>(a->held.size()),
                             static_cast<int>(a->parked.size() + a->wants.size()), a->trust});
     }

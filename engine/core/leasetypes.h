@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "mode.h"
 #include "resourcename.h"
+#include "via.h"
 
 #include <cstdint>
 #include <optional>

@@ -101,6 +101,7 @@ struct AgentRecord
     bool suspended = false;
     TimeMs lastSeen = 0;
     int liveSessions = 0;
+    ViaSet via = 0; // the surfaces it is live on
     std::vector<LeaseRecord *> held;
     std::vector<Waiter *> parked;
     std::unordered_map<std::string, WantRecord *> wants; // by canonical resource

@@ -48,6 +48,7 @@ struct AgentInfo
     std::string actorDid;
     TimeMs lastSeen = 0;
     int liveSessions = 0;
+    ViaSet via = 0; // the surfaces it is live on (MCP, REST, guard, hook, git)
     bool suspended = false;
     int leases = 0;
     int waits = 0;

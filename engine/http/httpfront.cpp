@@ -93,10 +93,12 @@ HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *
     , m_host(host)
     , m_keys(std::move(keys))
     , m_options(std::move(options))
-    , m_api(std::make_unique<RestApi>(host, m_options.open, m_options.version))
-    , m_mcp(std::make_unique<McpServer>(host, McpServer::Options{m_options.open, m_options.version,
-                                                                 m_options.allowedHosts,
-                                                                 m_options.liveWindowMs}))
+    , m_presence(std::make_unique<AgentPresence>(host, m_options.liveWindowMs))
+    , m_api(std::make_unique<RestApi>(host, m_options.open, m_options.version, m_presence.get()))
+    , m_mcp(std::make_unique<McpServer>(host, *m_presence,
+                                        McpServer::Options{m_options.open, m_options.version,
+                                                           m_options.allowedHosts,
+                                                           m_options.liveWindowMs}))
 {
     m_api->add("GET", QStringLiteral("/metrics"), Access::Public,
                QStringLiteral("Prometheus metrics"),
@@ -189,7 +191,7 @@ RequestStats::Gauges HttpFront::gauges() const
     g.storeHealth = m_host.storeHealth().reasonName();
     g.storeGivenBack = m_host.storeRefusedChanges();
     g.mcpSessions = int(m_mcp->sessions().size());
-    g.liveAgents = m_mcp->sessions().liveAgents();
+    g.liveAgents = m_presence->liveAgents();
     if (const LeaseStore *store = m_host.store()) {
         const StoreStats stats = store->stats();
         g.store = true;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agentpresence.h"
 #include "guardedtcpserver.h"
 #include "keystore.h"
 #include "mcpserver.h"
@@ -51,6 +52,7 @@ public:
         m_api->add(std::move(method), path, access, QString(), std::move(handler));
     }
     McpServer &mcp() { return *m_mcp; }
+    AgentPresence &presence() { return *m_presence; }
     const RequestStats &stats() const { return m_stats; }
     // Connections, sessions, live agents and the store's queue, as /metrics shows them.
     RequestStats::Gauges gauges() const;
@@ -70,6 +72,7 @@ private:
     EngineHost &m_host;
     KeyStore m_keys;
     Options m_options;
+    std::unique_ptr<AgentPresence> m_presence; // before the surfaces that report to it
     std::unique_ptr<RestApi> m_api;
     std::unique_ptr<McpServer> m_mcp;
     RequestStats m_stats;

@@ -4,6 +4,19 @@ namespace leasehold {
 
 using nlohmann::json;
 
+namespace {
+
+json viaArray(ViaSet set)
+{
+    json out = json::array();
+    for (int i = 0; i < kViaCount; ++i)
+        if (set & (1 << i))
+            out.push_back(viaName(Via(1 << i)));
+    return out;
+}
+
+} // namespace
+
 json toJson(const LeaseInfo &l)
 {
     json j = {{"leaseId", l.leaseId},     {"resource", l.resource}, {"holder", l.holder},
@@ -115,6 +128,7 @@ json toJson(const Snapshot &s)
         agents.push_back({{"actorDid", a.actorDid},
                           {"lastSeen", a.lastSeen},
                           {"liveSessions", a.liveSessions},
+                          {"via", viaArray(a.via)},
                           {"suspended", a.suspended},
                           {"leases", a.leases},
                           {"waits", a.waits},

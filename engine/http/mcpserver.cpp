@@ -57,10 +57,10 @@ void withdrawn(json &response)
 
 } // namespace
 
-McpServer::McpServer(EngineHost &host, Options options)
+McpServer::McpServer(EngineHost &host, AgentPresence &presence, Options options)
     : m_host(host)
     , m_options(std::move(options))
-    , m_sessions(std::make_unique<McpSessions>(host, m_options.liveWindowMs))
+    , m_sessions(std::make_unique<McpSessions>(host, presence, m_options.liveWindowMs))
     , m_tools(host, *m_sessions, m_options.open)
     , m_library(host)
 {

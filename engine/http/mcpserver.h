@@ -18,6 +18,8 @@
 
 namespace leasehold {
 
+class AgentPresence;
+
 // MCP over Streamable HTTP at /mcp (docs/protocol.md, "MCP"): JSON-RPC 2.0 answered as plain
 // application/json.
 //
@@ -45,7 +47,7 @@ public:
         std::int64_t liveWindowMs = 300'000; // an agent is live this long after its last call
     };
 
-    McpServer(EngineHost &host, Options options);
+    McpServer(EngineHost &host, AgentPresence &presence, Options options);
     ~McpServer();
 
     // The address being listened on: its name is accepted in Host and Origin too.

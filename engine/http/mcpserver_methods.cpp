@@ -61,7 +61,8 @@ HttpReply McpServer::initialize(const RestCall &call, const json &message)
                      : std::string();
     McpSession &session =
         m_sessions->create(version, client.substr(0, 128),
-                           call.identity ? call.identity->did.toStdString() : std::string(), agent);
+                           call.identity ? call.identity->did.toStdString() : std::string(), agent,
+                           callerVia(call, Via::Mcp));
     qCInfo(lcService) << "MCP session opened by" << (client.empty() ? "a client" : client.c_str())
                       << "for" << (agent.empty() ? "an unnamed agent" : agent.c_str()) << "speaking"
                       << version.c_str();

@@ -1,5 +1,6 @@
 #include "mcpsessions.h"
 
+#include "agentpresence.h"
 #include "enginehost.h"
 #include "logging.h"
 
@@ -20,10 +21,11 @@ QByteArray randomId()
 
 } // namespace
 
-McpSessions::McpSessions(EngineHost &host, std::int64_t liveWindowMs, std::size_t maxSessions,
-                         QObject *parent)
+McpSessions::McpSessions(EngineHost &host, AgentPresence &presence, std::int64_t liveWindowMs,
+                         std::size_t maxSessions, QObject *parent)
     : QObject(parent)
     , m_host(host)
+    , m_presence(presence)
     , m_windowMs(liveWindowMs)
     , m_maxSessions(maxSessions)
 {
@@ -35,7 +37,7 @@ McpSessions::McpSessions(EngineHost &host, std::int64_t liveWindowMs, std::size_
 McpSessions::~McpSessions() = default;
 
 McpSession &McpSessions::create(std::string protocolVersion, std::string clientName,
-                                std::string keyDid, std::string agent)
+                                std::string keyDid, std::string agent, Via via)
 {
     if (m_sessions.size() >= m_maxSessions && !m_byLastSeen.empty()) {
         const QByteArray oldest = m_byLastSeen.begin()->second->id;
@@ -48,6 +50,7 @@ McpSession &McpSessions::create(std::string protocolVersion, std::string clientN
     session->clientName = std::move(clientName);
     session->keyDid = std::move(keyDid);
     session->agent = std::move(agent);
+    session->via = via;
     session->lastSeen = m_host.clock().nowMs();
     McpSession &out = *session;
     m_sessions.emplace(out.id.toStdString(), std::move(session));
@@ -125,7 +128,12 @@ void McpSessions::bind(McpSession &session, const std::string &agent)
         return;
     session.agent = agent;
     if (session.live)
-        countAgent(agent, +1);
+        countAgent(agent, session.via, +1);
+}
+
+int McpSessions::liveAgents() const
+{
+    return m_presence.liveAgents();
 }
 
 void McpSessions::sweep()
@@ -146,20 +154,18 @@ void McpSessions::setLive(McpSession &session, bool live)
     else
         m_liveBySeen.erase({session.lastSeen, &session});
     if (!session.agent.empty())
-        countAgent(session.agent, live ? +1 : -1);
+        countAgent(session.agent, session.via, live ? +1 : -1);
 }
 
-void McpSessions::countAgent(const std::string &agent, int delta)
+void McpSessions::countAgent(const std::string &agent, Via via, int delta)
 {
-    const int before = liveAgents();
-    int &n = m_liveByAgent[agent];
+    const auto key = std::make_pair(agent, via);
+    int &n = m_liveByAgent[key];
     n += delta;
     const int sessions = n;
     if (n <= 0)
-        m_liveByAgent.erase(agent);
-    m_host.run([&](LeaseEngine &e) { e.setLiveSessions(agent, sessions); });
-    if (liveAgents() != before)
-        emit liveAgentsChanged(liveAgents());
+        m_liveByAgent.erase(key);
+    m_presence.setSessions(agent, via, sessions);
 }
 
 void McpSessions::rearm()

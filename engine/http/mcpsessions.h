@@ -1,6 +1,7 @@
 #pragma once
 
 #include "clock.h"
+#include "via.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -18,6 +19,7 @@
 
 namespace leasehold {
 
+class AgentPresence;
 class EngineHost;
 
 // One MCP session: created by `initialize`, named by its Mcp-Session-Id, ended by DELETE.
@@ -31,6 +33,7 @@ struct McpSession
     // The agent it acts for; in open mode it may be bound by the first tool call.
     std::string agent;
     std::string logLevel = "info"; // as set by logging/setLevel
+    Via via = Via::Mcp;            // Via::Guard when `leasehold guard mcp` opened it
     TimeMs lastSeen = 0;
     bool live = false;
     // Parked tool calls by JSON-RPC request id (its dump), so notifications/cancelled finds them.
@@ -40,10 +43,10 @@ struct McpSession
     std::map<std::string, std::function<void()>> withdrawable; // request id (dumped) -> how
 };
 
-// The MCP session table, and from it which agents are live: an agent is live while one of its
-// sessions was seen within the live window. One timer is armed for the moment the least
-// recently seen live session lapses; each change of an agent's live-session count is passed to
-// the engine (its agents view) and announced (strict mode in the workspace tools follows it).
+// The MCP session table. A session is live while it was seen within the live window; one timer
+// is armed for the moment the least recently seen live session lapses. Each change of an
+// agent's live-session count goes to the presence table (AgentPresence), which decides which
+// agents are live on any surface.
 //
 // Thread: the engine thread.
 class McpSessions : public QObject
@@ -51,14 +54,14 @@ class McpSessions : public QObject
     Q_OBJECT
 
 public:
-    McpSessions(EngineHost &host, std::int64_t liveWindowMs, std::size_t maxSessions = 4096,
-                QObject *parent = nullptr);
+    McpSessions(EngineHost &host, AgentPresence &presence, std::int64_t liveWindowMs,
+                std::size_t maxSessions = 4096, QObject *parent = nullptr);
     ~McpSessions() override;
 
     // A new session with a random 256-bit id. When the table is full the least recently seen
     // session is ended to make room.
     McpSession &create(std::string protocolVersion, std::string clientName, std::string keyDid,
-                       std::string agent);
+                       std::string agent, Via via = Via::Mcp);
     McpSession *find(const QByteArray &id);
     // Ends a session: its parked calls are cancelled (answered `cancelled`; they take nothing).
     bool end(const QByteArray &id);
@@ -75,26 +78,25 @@ public:
     std::vector<std::uint64_t> pendingWaits() const;
     // Forgets parked call `waitId` of session `id` (its client went away).
     void forgetWait(const QByteArray &id, std::uint64_t waitId);
-    // Distinct agents with at least one live session.
-    int liveAgents() const { return int(m_liveByAgent.size()); }
+    // Distinct agents live on any surface (AgentPresence).
+    int liveAgents() const;
+    AgentPresence &presence() { return m_presence; }
     std::int64_t liveWindowMs() const { return m_windowMs; }
-
-signals:
-    void liveAgentsChanged(int liveAgents);
 
 private:
     using Stamp = std::pair<TimeMs, McpSession *>;
     void setLive(McpSession &session, bool live);
-    void countAgent(const std::string &agent, int delta);
+    void countAgent(const std::string &agent, Via via, int delta);
     void rearm();
 
     EngineHost &m_host;
+    AgentPresence &m_presence;
     std::int64_t m_windowMs;
     std::size_t m_maxSessions;
     std::unordered_map<std::string, std::unique_ptr<McpSession>> m_sessions; // by id
     std::set<Stamp> m_byLastSeen; // every session, least recently seen first
     std::set<Stamp> m_liveBySeen; // live sessions only
-    std::unordered_map<std::string, int> m_liveByAgent;
+    std::map<std::pair<std::string, Via>, int> m_liveByAgent; // live sessions
     QTimer m_alarm;
     TimeMs m_armedFor = 0;
 };

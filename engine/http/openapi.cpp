@@ -39,6 +39,13 @@ json requestSchema(const QString &path)
         props = {
             {"resource", str()}, {"actorDid", str()}, {"leaseId", str()}, {"ttlMs", integer()}};
         required = {"resource", "leaseId"};
+    } else if (last == QLatin1String("check")) {
+        props = {{"resource", str()},
+                 {"resources", strings()},
+                 {"actorDid", str()},
+                 {"mode", {{"type", "string"}, {"enum", {"read", "write", "delete"}}}},
+                 {"pin", {{"type", "boolean"}}},
+                 {"wording", {{"type", "string"}, {"enum", {"rest", "lock", "tool"}}}}};
     } else if (last == QLatin1String("pin")) {
         props = {{"leaseId", str()}, {"actorDid", str()}};
         required = {"leaseId"};

@@ -26,6 +26,15 @@ QByteArray RestCall::header(QByteArrayView name) const
     return {};
 }
 
+Via callerVia(const RestCall &call, Via fallback)
+{
+    const QByteArray named = call.header("x-leasehold-via").trimmed().toLower();
+    if (named.isEmpty())
+        return fallback;
+    const std::optional<Via> via = viaFromName(std::string_view(named.constData(), named.size()));
+    return via && *via != Via::Mcp && *via != Via::Rest ? *via : fallback;
+}
+
 HttpReply RestApi::problem(int status, const char *reason, const std::string &error)
 {
     HttpReply r;
@@ -70,10 +79,11 @@ HttpReply RestApi::refusal(const Refusal &refusal)
     return r;
 }
 
-RestApi::RestApi(EngineHost &host, bool open, QString version)
+RestApi::RestApi(EngineHost &host, bool open, QString version, AgentPresence *presence)
     : m_host(host)
     , m_open(open)
     , m_version(std::move(version))
+    , m_presence(presence)
 {
     add("POST", base("/lease"), Access::Agent, "Acquire leases on one or more resources",
         [this](const RestCall &c, const Respond &r, Deferral &d) { lease(c, r, d); });
@@ -85,6 +95,9 @@ RestApi::RestApi(EngineHost &host, bool open, QString version)
         [this](const RestCall &c, const Respond &r, Deferral &) { pin(c, r, false); });
     add("POST", base("/unpin"), Access::Agent, "End a pin",
         [this](const RestCall &c, const Respond &r, Deferral &) { pin(c, r, true); });
+    add("POST", base("/check"), Access::Agent,
+        "May the caller change these resources now? Pins the covering leases on request",
+        [this](const RestCall &c, const Respond &r, Deferral &) { check(c, r); });
     add("GET", base("/wait"), Access::Reader, "Waiters (parked and wants) and deadlock pairs",
         [this](const RestCall &c, const Respond &r, Deferral &) { waitView(c, r); });
     add("GET", base("/status"), Access::Reader, "Snapshot of leases, queues, pins, trust, agents",

@@ -15,6 +15,8 @@
 
 namespace leasehold {
 
+class AgentPresence;
+
 // One HTTP answer. `body` is sent as JSON unless `raw` is set (with `contentType`).
 struct HttpReply
 {
@@ -46,6 +48,10 @@ struct RestCall
     QByteArray header(QByteArrayView name) const;
 };
 
+// The surface a call came through: `X-Leasehold-Via: guard|hook|git` as Leasehold's own
+// clients send it, else `fallback` (REST or MCP).
+Via callerVia(const RestCall &call, Via fallback);
+
 using Respond = std::function<void(HttpReply)>;
 
 // Set by a handler whose answer comes later; the transport calls it if the client goes away.
@@ -76,7 +82,8 @@ class RestApi
 public:
     static constexpr const char *kBase = "/api/v1/acp/coordination";
 
-    RestApi(EngineHost &host, bool open, QString version);
+    // `presence`, when given, learns of every agent that calls (AgentPresence).
+    RestApi(EngineHost &host, bool open, QString version, AgentPresence *presence = nullptr);
 
     // Answers `call` now (through `respond`) or later (a parked wait; see Deferral).
     void dispatch(const RestCall &call, const Respond &respond, Deferral &deferral) const;
@@ -112,6 +119,8 @@ private:
     void release(const RestCall &call, const Respond &respond) const;
     void renew(const RestCall &call, const Respond &respond) const;
     void pin(const RestCall &call, const Respond &respond, bool unpin) const;
+    // POST /check: may the caller change these now? (the guard's and the hooks' question)
+    void check(const RestCall &call, const Respond &respond) const;
     void waitView(const RestCall &call, const Respond &respond) const;
     // GET /ledger (JSON pages) or, with `exportAll`, /ledger/export (JSON Lines or CSV).
     void ledger(const RestCall &call, const Respond &respond, bool exportAll = false) const;
@@ -120,6 +129,7 @@ private:
     EngineHost &m_host;
     bool m_open;
     QString m_version;
+    AgentPresence *m_presence;
     std::vector<Route> m_routes;
 };
 

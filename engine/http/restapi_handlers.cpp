@@ -1,5 +1,6 @@
 // RestApi: the route handlers. Each parses, delegates to the engine and serialises.
 
+#include "agentpresence.h"
 #include "fieldreader.h"
 #include "jsonviews.h"
 #include "leaserequests.h"
@@ -61,6 +62,8 @@ std::optional<RestApi::AgentCall> RestApi::agentCall(const RestCall &call,
         respond(std::move(*reply));
         return std::nullopt;
     }
+    if (m_presence)
+        m_presence->seen(*who, callerVia(call, Via::Rest));
     return AgentCall{std::move(*body), std::move(*who)};
 }
 

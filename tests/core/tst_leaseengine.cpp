@@ -408,7 +408,7 @@ void TstLeaseEngine::snapshotIsConsistent()
 {
     m_engine->acquire(req("a", {"lock:x", "src/a"}));
     m_engine->acquire(req("b", {"lock:x"}));
-    m_engine->setLiveSessions("a", 2);
+    m_engine->setPresence("a", 2, ViaSet(Via::Mcp) | ViaSet(Via::Hook));
     const Snapshot s = m_engine->snapshot();
     QCOMPARE(s.at, m_clock.nowMs());
     QCOMPARE(s.leases.size(), 2u);
@@ -419,6 +419,8 @@ void TstLeaseEngine::snapshotIsConsistent()
     QCOMPARE(s.waiters[0].holder, std::string("a"));
     QCOMPARE(s.agents.size(), 2u);
     QCOMPARE(s.agents[0].liveSessions, 2);
+    QCOMPARE(int(s.agents[0].via), int(Via::Mcp) | int(Via::Hook));
+    QCOMPARE(viaList(s.agents[0].via), std::string("mcp, hook"));
     QCOMPARE(s.agents[0].leases, 2);
     QCOMPARE(s.counters.grants, 2u);
     QCOMPARE(s.counters.refusals[size_t(RefusalReason::LeaseHeld)], 1u);

@@ -319,7 +319,7 @@ void TstMcpProtocol::resourcesAndPrompts()
 void TstMcpProtocol::liveAgentsFollowSessions()
 {
     McpSessions &sessions = s->front->mcp().sessions();
-    QSignalSpy changes(&sessions, &McpSessions::liveAgentsChanged);
+    QSignalSpy changes(&sessions.presence(), &AgentPresence::liveAgentsChanged);
     McpClient a(*s, kKeyA);
     McpClient a2(*s, kKeyA);
     McpClient b(*s, kKeyB);

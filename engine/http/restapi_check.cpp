@@ -1,0 +1,122 @@
+// RestApi: POST /check, the question a guard asks before it lets an agent's own tool change a
+// file: does another agent's lease stand in the way, is the change covered by the caller's own
+// lease, and how many agents are live (strict mode). Nothing is taken or recorded; on request
+// the covering leases are pinned while the change lands.
+
+#include "agentpresence.h"
+#include "fieldreader.h"
+#include "jsonviews.h"
+#include "leaserequests.h"
+#include "mcptools.h"
+#include "restapi.h"
+
+#include <set>
+
+namespace leasehold {
+
+using nlohmann::json;
+
+namespace {
+
+// How the refusal's sentence names the next step: the REST routes, the MCP lock tools (the
+// guard publishes them), or, for a hook, the tool the model just used.
+std::optional<NextSteps> stepsFor(const std::string &wording)
+{
+    if (wording == "rest")
+        return restSteps();
+    if (wording == "lock")
+        return mcpSteps(true);
+    if (wording == "tool")
+        return NextSteps{QStringLiteral("the same tool"), QStringLiteral("lock_release"),
+                         QStringLiteral("lock_status")};
+    return std::nullopt;
+}
+
+} // namespace
+
+void RestApi::check(const RestCall &call, const Respond &respond) const
+{
+    const std::optional<AgentCall> in = agentCall(call, respond);
+    if (!in)
+        return;
+    FieldReader r(in->body);
+    std::optional<std::vector<std::string>> texts;
+    if (r.has("resource")) {
+        if (const auto one = r.string("resource", true, kMaxNameBytes))
+            texts = std::vector<std::string>{*one};
+    } else {
+        texts = r.strings("resources", false, kMaxResourcesPerCall, kMaxNameBytes);
+    }
+    const auto modeText = r.string("mode", false, 16);
+    const auto pin = r.boolean("pin", false);
+    const auto wording = r.string("wording", false, 16);
+    if (r.failed())
+        return respond(invalid(r.error()));
+    const std::optional<Mode> mode = modeText ? parseMode(*modeText) : Mode::Write;
+    if (!mode)
+        return respond(invalid("mode must be read, write or delete"));
+    const std::optional<NextSteps> steps = stepsFor(wording.value_or("rest"));
+    if (!steps)
+        return respond(invalid("wording must be rest, lock or tool"));
+    std::string error;
+    std::vector<ResourceName> names;
+    if (texts && !texts->empty()) {
+        auto parsed = parseNames(m_host.parser(), *texts,
+                                 r.has("resource") ? "resource" : "resources", &error);
+        if (!parsed)
+            return respond(invalid(error));
+        names = std::move(*parsed);
+    }
+
+    LeaseEngine &engine = m_host.engine();
+    const TimeMs now = m_host.clock().nowMs();
+    for (const ResourceName &name : names) {
+        const std::optional<LeaseInfo> held = engine.blockingLease(in->actor, name, *mode);
+        if (!held)
+            continue;
+        Refusal no;
+        no.reason = RefusalReason::LeaseHeld;
+        no.resource = name.canonical();
+        no.holder = held->holder;
+        no.leaseId = held->leaseId;
+        no.heldResource = held->resource;
+        no.heldForMs = now - held->grantedAt;
+        no.expiresInMs = std::max<std::int64_t>(0, held->expiresAt - now);
+        HttpReply reply = refusal(no);
+        reply.body = toJson(no, *steps);
+        return respond(std::move(reply));
+    }
+
+    json covered = json::array();
+    json uncovered = json::array();
+    std::set<std::string> leaseIds;
+    for (const ResourceName &name : names) {
+        const std::optional<LeaseInfo> cover = engine.coveringLease(in->actor, name);
+        if (!cover) {
+            uncovered.push_back(name.canonical());
+            continue;
+        }
+        covered.push_back({{"resource", name.canonical()}, {"leaseId", cover->leaseId}});
+        leaseIds.insert(cover->leaseId);
+    }
+    json pins = json::array();
+    if (pin.value_or(false)) {
+        for (const std::string &leaseId : leaseIds) {
+            const PinResult pinned =
+                m_host.run([&](LeaseEngine &e) { return e.pin(in->actor, leaseId); });
+            if (const auto *p = std::get_if<PinInfo>(&pinned))
+                pins.push_back(toJson(*p));
+        }
+    }
+    const int live = m_presence ? m_presence->liveAgents() : 0;
+    HttpReply reply;
+    reply.body = {{"ok", true},
+                  {"covered", std::move(covered)},
+                  {"uncovered", std::move(uncovered)},
+                  {"pins", std::move(pins)},
+                  {"liveAgents", live},
+                  {"strict", live > 1}};
+    respond(std::move(reply));
+}
+
+} // namespace leasehold
