@@ -3,6 +3,7 @@
 
 #include "ctl.h"
 
+#include "connection.h"
 #include "ctlclient.h"
 #include "ctlcommands.h"
 #include "keystore.h"
@@ -37,20 +38,9 @@ const std::vector<AppFlag> &flags()
         {"follow", nullptr, "ledger: keep printing new events until interrupted.", ""},
         {"role", "ROLE", "keys add: agent (default) or admin.", ""},
         {"yes", nullptr, "release-all: really release every lease.", ""},
+        {"project", "DIR", "install-hooks: the project folder (default: the current one).", ""},
     };
     return all;
-}
-
-QString readAdminKey(const QString &dataDir)
-{
-    QString error;
-    const auto entries =
-        KeyStore::readKeysFile(QDir(dataDir).filePath(QStringLiteral("keys.json")), &error);
-    for (const KeyFileEntry &e : entries.value_or(std::vector<KeyFileEntry>{})) {
-        if (e.identity.role == Role::Admin)
-            return QString::fromLatin1(e.key);
-    }
-    return {};
 }
 
 } // namespace
@@ -69,6 +59,9 @@ const std::vector<CtlCommand> &ctlCommands()
         {"resume", "", "Admit requests again"},
         {"ledger", "", "Ledger events (--since, --limit, --agent, --resource, --kind, --follow)"},
         {"keys", "add DID", "Mint a key for DID (shown once; the instance keeps a digest)"},
+        {"install-hooks", "claude-code",
+         "Add Leasehold's hooks to a project's .claude/settings.json (--project DIR), keeping its "
+         "own"},
     };
     return all;
 }
@@ -110,48 +103,14 @@ int runCtl(const QStringList &arguments)
     }
 
     // Where the instance is and which key to use: flags, environment, config, data directory.
-    QJsonObject config;
-    if (parser.isSet("config")) {
-        const std::optional<QJsonObject> read = readConfigFile(parser.value("config"));
-        if (!read) {
-            err << "leasehold ctl: --config " << parser.value("config")
-                << ": not a readable JSON object\n";
-            return int(CtlExit::Usage);
-        }
-        config = *read;
-    }
-    QString url = parser.value("url");
-    if (url.isEmpty())
-        url = qEnvironmentVariable("LEASEHOLD_URL");
-    if (url.isEmpty())
-        url = QStringLiteral("http://%1:%2")
-                  .arg(config.value("bind").toString(QStringLiteral("127.0.0.1")))
-                  .arg(config.value("port").toInt(7878));
-    QString key = parser.value("key");
-    if (key.isEmpty())
-        key = qEnvironmentVariable("LEASEHOLD_KEY");
-    if (key.isEmpty()) {
-        QString dir = parser.value("data-dir");
-        if (dir.isEmpty())
-            dir = config.value("dataDir").toString();
-        if (dir.isEmpty())
-            dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-        key = readAdminKey(dir);
-    }
-    bool ok = false;
-    const int timeout = parser.isSet("timeout") ? parser.value("timeout").toInt(&ok) : 10;
-    if (parser.isSet("timeout") && (!ok || timeout <= 0)) {
-        err << "leasehold ctl: --timeout must be a whole number of seconds\n";
+    QString error;
+    const std::optional<Connection> to =
+        Connection::resolve(parser, {.adminFallback = true, .agentFlag = false}, &error);
+    if (!to) {
+        err << "leasehold ctl: " << error << "\n";
         return int(CtlExit::Usage);
     }
-    const QUrl base(url);
-    if (!base.isValid() ||
-        (base.scheme() != QLatin1String("http") && base.scheme() != QLatin1String("https"))) {
-        err << "leasehold ctl: --url must be an http:// URL (got " << url << ")\n";
-        return int(CtlExit::Usage);
-    }
-
-    CtlClient client(base, key.toUtf8(), timeout * 1000);
+    CtlClient client(to->url, to->key, to->timeoutMs);
     CtlCommands commands(client, parser, parser.isSet("json"));
     return int(commands.run(args));
 }

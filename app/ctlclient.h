@@ -1,37 +1,28 @@
 #pragma once
 
-#include <QByteArray>
-#include <QNetworkAccessManager>
-#include <QString>
-#include <QUrl>
-
-#include <nlohmann/json.hpp>
+#include "serviceclient.h"
 
 // The REST client behind `leasehold ctl`: one request at a time, answered synchronously (a
 // command-line tool has nothing else to do meanwhile), with a timeout.
 class CtlClient
 {
 public:
-    struct Reply
+    using Reply = ServiceClient::Reply;
+
+    CtlClient(QUrl base, QByteArray key, int timeoutMs)
+        : m_service({std::move(base), std::move(key), {}, {}, timeoutMs})
+    {}
+
+    Reply get(const QString &path, const QList<QPair<QString, QString>> &query = {})
     {
-        int status = 0;       // HTTP status; 0 when the instance could not be reached
-        QString networkError; // why it could not be reached
-        nlohmann::json body;  // parsed JSON (discarded when the body is not JSON)
-    };
-
-    CtlClient(QUrl base, QByteArray key, int timeoutMs);
-
-    Reply get(const QString &path, const QList<QPair<QString, QString>> &query = {});
-    Reply post(const QString &path, const nlohmann::json &body);
-
-    QUrl base() const { return m_base; }
+        return m_service.getNow(path, query);
+    }
+    Reply post(const QString &path, const nlohmann::json &body)
+    {
+        return m_service.postNow(path, body);
+    }
+    QUrl base() const { return m_service.settings().base; }
 
 private:
-    Reply finish(class QNetworkReply *reply);
-    QNetworkRequest request(const QString &path, const QList<QPair<QString, QString>> &query);
-
-    QUrl m_base;
-    QByteArray m_key;
-    int m_timeoutMs;
-    QNetworkAccessManager m_net;
+    ServiceClient m_service;
 };

@@ -1,5 +1,7 @@
 #include "ctlcommands.h"
 
+#include "guardcli.h"
+
 #include "ledgerjson.h"
 #include "texttable.h"
 #include "wording.h"
@@ -89,6 +91,22 @@ CtlExit CtlCommands::run(const QStringList &args)
     }
     if (command == QLatin1String("ledger") && needs(1, "ledger [--since N] [--follow] ..."))
         return ledger();
+    if (command == QLatin1String("install-hooks") &&
+        needs(2, "install-hooks claude-code [--project DIR]")) {
+        if (args[1] != QLatin1String("claude-code")) {
+            m_err << "leasehold ctl: install-hooks knows claude-code (other clients: "
+                     "docs/guard.md)\n";
+            return CtlExit::Usage;
+        }
+        // Only what the hook needs to find the instance: never the key (the settings file is
+        // shared; the agent's key comes from LEASEHOLD_KEY in its environment).
+        QStringList flags;
+        if (m_parser.isSet(QStringLiteral("url")))
+            flags << QStringLiteral("--url") << m_parser.value(QStringLiteral("url"));
+        return installClaudeHooks(m_parser.value(QStringLiteral("project")), flags) == 0
+                   ? CtlExit::Ok
+                   : CtlExit::Refused;
+    }
     if (command == QLatin1String("keys") && needs(3, "keys add DID [--role agent|admin]")) {
         if (args[1] != QLatin1String("add")) {
             m_err << "usage: leasehold ctl keys add DID [--role agent|admin]\n";

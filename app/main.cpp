@@ -1,6 +1,7 @@
 #include "completion.h"
 #include "ctl.h"
 #include "demotraffic.h"
+#include "guardcli.h"
 #include "options.h"
 #include "service.h"
 #include "signalwatcher.h"
@@ -156,6 +157,14 @@ int main(int argc, char *argv[])
         QStringList arguments = QCoreApplication::arguments();
         arguments.removeAt(1); // "ctl": the parser sees `leasehold COMMAND ...`
         return runCtl(arguments);
+    }
+    if (argc >= 2 && (qstrcmp(argv[1], "hook") == 0 || qstrcmp(argv[1], "guard") == 0)) {
+        QCoreApplication app(argc, argv);
+        identify(app);
+        QStringList arguments = QCoreApplication::arguments();
+        const bool hook = arguments.at(1) == QLatin1String("hook");
+        arguments.removeAt(1); // the parser sees `leasehold CLIENT ...`
+        return hook ? runHook(arguments) : runGuard(arguments);
     }
     if (argc >= 2 && qstrcmp(argv[1], "completion") == 0) {
         if (argc != 3 || qstrcmp(argv[2], "bash") != 0) {

@@ -31,7 +31,8 @@ json requestSchema(const QString &path)
                  {"actorDid", str()},
                  {"mode", {{"type", "string"}, {"enum", {"read", "write", "delete"}}}},
                  {"ttlMs", integer()},
-                 {"waitMs", integer()}};
+                 {"waitMs", integer()},
+                 {"wording", {{"type", "string"}, {"enum", {"rest", "lock", "tool"}}}}};
     } else if (last == QLatin1String("release")) {
         props = {
             {"resource", str()}, {"resources", strings()}, {"actorDid", str()}, {"leaseId", str()}};

@@ -2,6 +2,7 @@
 
 #include "fieldreader.h"
 #include "jsonviews.h"
+#include "mcptools.h"
 
 #include <QThreadPool>
 
@@ -64,16 +65,28 @@ HttpReply RestApi::storeUnavailable(const StoreHealth &health)
     return r;
 }
 
+std::optional<NextSteps> RestApi::wordingSteps(const std::string &wording)
+{
+    if (wording == "rest")
+        return restSteps();
+    if (wording == "lock")
+        return mcpSteps(true);
+    if (wording == "tool")
+        return NextSteps{QStringLiteral("the same tool"), QStringLiteral("lock_release"),
+                         QStringLiteral("lock_status")};
+    return std::nullopt;
+}
+
 HttpReply RestApi::invalid(const std::string &error)
 {
     return problem(400, "invalid_request", error);
 }
 
-HttpReply RestApi::refusal(const Refusal &refusal)
+HttpReply RestApi::refusal(const Refusal &refusal, const NextSteps &steps)
 {
     HttpReply r;
     r.status = refusalRule(refusal.reason).httpStatus;
-    r.body = toJson(refusal);
+    r.body = toJson(refusal, steps);
     if (const int after = retryAfterSeconds(refusal); after > 0)
         r.headers.emplace_back("Retry-After", QByteArray::number(after));
     return r;

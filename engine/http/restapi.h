@@ -2,6 +2,7 @@
 
 #include "enginehost.h"
 #include "keystore.h"
+#include "refusals.h"
 
 #include <QByteArray>
 #include <QString>
@@ -90,7 +91,11 @@ public:
     const std::vector<Route> &routes() const { return m_routes; }
 
     static HttpReply invalid(const std::string &error);
-    static HttpReply refusal(const Refusal &refusal);
+    // How a refusal's sentence names the next step, by a request's `wording`: "rest" (the
+    // routes), "lock" (the MCP lock tools, which the guard publishes) or "tool" (for a hook: the
+    // tool the model just used). Nothing for another word.
+    static std::optional<NextSteps> wordingSteps(const std::string &wording);
+    static HttpReply refusal(const Refusal &refusal, const NextSteps &steps = restSteps());
     static HttpReply problem(int status, const char *reason, const std::string &error);
     // Builds the answer with `work` on a worker thread and hands it to `respond` back on the
     // engine thread (`host`'s): for answers that are costly to encode (snapshots, exports).

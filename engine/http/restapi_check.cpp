@@ -16,24 +16,6 @@ namespace leasehold {
 
 using nlohmann::json;
 
-namespace {
-
-// How the refusal's sentence names the next step: the REST routes, the MCP lock tools (the
-// guard publishes them), or, for a hook, the tool the model just used.
-std::optional<NextSteps> stepsFor(const std::string &wording)
-{
-    if (wording == "rest")
-        return restSteps();
-    if (wording == "lock")
-        return mcpSteps(true);
-    if (wording == "tool")
-        return NextSteps{QStringLiteral("the same tool"), QStringLiteral("lock_release"),
-                         QStringLiteral("lock_status")};
-    return std::nullopt;
-}
-
-} // namespace
-
 void RestApi::check(const RestCall &call, const Respond &respond) const
 {
     const std::optional<AgentCall> in = agentCall(call, respond);
@@ -55,7 +37,7 @@ void RestApi::check(const RestCall &call, const Respond &respond) const
     const std::optional<Mode> mode = modeText ? parseMode(*modeText) : Mode::Write;
     if (!mode)
         return respond(invalid("mode must be read, write or delete"));
-    const std::optional<NextSteps> steps = stepsFor(wording.value_or("rest"));
+    const std::optional<NextSteps> steps = wordingSteps(wording.value_or("rest"));
     if (!steps)
         return respond(invalid("wording must be rest, lock or tool"));
     std::string error;
@@ -82,9 +64,7 @@ void RestApi::check(const RestCall &call, const Respond &respond) const
         no.heldResource = held->resource;
         no.heldForMs = now - held->grantedAt;
         no.expiresInMs = std::max<std::int64_t>(0, held->expiresAt - now);
-        HttpReply reply = refusal(no);
-        reply.body = toJson(no, *steps);
-        return respond(std::move(reply));
+        return respond(refusal(no, *steps));
     }
 
     json covered = json::array();

@@ -75,18 +75,23 @@ void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &defe
     auto read = readAcquire(in->body, m_host.parser(), in->actor);
     if (const auto *error = std::get_if<std::string>(&read))
         return respond(invalid(*error));
+    FieldReader r(in->body);
+    const auto wording = r.string("wording", false, 16);
+    const std::optional<NextSteps> steps = wordingSteps(wording.value_or("rest"));
+    if (r.failed() || !steps)
+        return respond(invalid(r.failed() ? r.error() : "wording must be rest, lock or tool"));
     const AcquireRequest &request = std::get<AcquireRequest>(read);
     const AcquireResult result = m_host.run([&](LeaseEngine &e) { return e.acquire(request); });
     if (const auto *grant = std::get_if<Grant>(&result))
         return respond(grantReply(*grant));
     if (const auto *no = std::get_if<Refusal>(&result))
-        return respond(refusal(*no));
+        return respond(refusal(*no, *steps));
     const std::uint64_t waitId = std::get<Parked>(result).waitId;
-    m_host.onWaitEnd(waitId, [respond](const WaitOutcome &outcome) {
+    m_host.onWaitEnd(waitId, [respond, steps = *steps](const WaitOutcome &outcome) {
         if (const auto *grant = std::get_if<Grant>(&outcome))
             respond(grantReply(*grant));
         else
-            respond(refusal(std::get<Refusal>(outcome)));
+            respond(refusal(std::get<Refusal>(outcome), steps));
     });
     EngineHost *host = &m_host;
     deferral.onClientGone = [host, waitId] { host->abandonWait(waitId); };

@@ -1,0 +1,101 @@
+#include "serviceclient.h"
+
+#include <QEventLoop>
+#include <QNetworkReply>
+#include <QUrlQuery>
+
+QString ServiceClient::Reply::explanation() const
+{
+    for (const char *field : {"message", "error"})
+        if (body.is_object() && body.contains(field) && body[field].is_string())
+            return QString::fromStdString(body[field].get<std::string>());
+    return reached() ? QStringLiteral("HTTP %1").arg(status) : networkError;
+}
+
+ServiceClient::ServiceClient(Settings settings)
+    : m_settings(std::move(settings))
+{}
+
+QNetworkRequest ServiceClient::request(const QString &path,
+                                       const QList<QPair<QString, QString>> &query) const
+{
+    QUrl url = m_settings.base;
+    const QString basePath = url.path();
+    url.setPath(basePath.chopped(basePath.endsWith(QLatin1Char('/')) ? 1 : 0) + path);
+    if (!query.isEmpty()) {
+        QUrlQuery q;
+        q.setQueryItems(query);
+        url.setQuery(q);
+    }
+    QNetworkRequest r(url);
+    r.setTransferTimeout(m_settings.timeoutMs);
+    r.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    if (!m_settings.key.isEmpty())
+        r.setRawHeader("Authorization", "Bearer " + m_settings.key);
+    else if (!m_settings.agent.isEmpty())
+        r.setRawHeader("X-Agent-Id", m_settings.agent.toUtf8());
+    if (!m_settings.via.isEmpty())
+        r.setRawHeader("X-Leasehold-Via", m_settings.via);
+    return r;
+}
+
+QByteArray ServiceClient::payload(nlohmann::json body) const
+{
+    // Without a key an --open instance learns the agent from the body.
+    if (m_settings.key.isEmpty() && !m_settings.agent.isEmpty() && body.is_object() &&
+        !body.contains("actorDid"))
+        body["actorDid"] = m_settings.agent.toStdString();
+    return QByteArray::fromStdString(body.dump());
+}
+
+void ServiceClient::post(const QString &path, nlohmann::json body, Done done)
+{
+    QNetworkReply *reply = m_net.post(request(path), payload(std::move(body)));
+    QObject::connect(reply, &QNetworkReply::finished, reply, [reply, done = std::move(done)] {
+        done(read(reply));
+        reply->deleteLater();
+    });
+}
+
+void ServiceClient::get(const QString &path, const QList<QPair<QString, QString>> &query, Done done)
+{
+    QNetworkReply *reply = m_net.get(request(path, query));
+    QObject::connect(reply, &QNetworkReply::finished, reply, [reply, done = std::move(done)] {
+        done(read(reply));
+        reply->deleteLater();
+    });
+}
+
+ServiceClient::Reply ServiceClient::postNow(const QString &path, nlohmann::json body)
+{
+    return wait(m_net.post(request(path), payload(std::move(body))));
+}
+
+ServiceClient::Reply ServiceClient::getNow(const QString &path,
+                                           const QList<QPair<QString, QString>> &query)
+{
+    return wait(m_net.get(request(path, query)));
+}
+
+ServiceClient::Reply ServiceClient::wait(QNetworkReply *reply)
+{
+    if (!reply->isFinished()) {
+        QEventLoop loop;
+        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    Reply r = read(reply);
+    reply->deleteLater();
+    return r;
+}
+
+ServiceClient::Reply ServiceClient::read(QNetworkReply *reply)
+{
+    Reply r;
+    r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (r.status == 0)
+        r.networkError = reply->errorString();
+    const QByteArray raw = reply->readAll();
+    r.body = nlohmann::json::parse(raw.begin(), raw.end(), nullptr, false);
+    return r;
+}

@@ -1,0 +1,169 @@
+// The command lines of the guards and hooks: flags, where the instance is, and the dispatch to
+// app/guard/.
+
+#include "guardcli.h"
+
+#include "claudecodehook.h"
+#include "claudesettings.h"
+#include "connection.h"
+#include "options.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QTextStream>
+
+#include <cstdio>
+
+namespace {
+
+const std::vector<AppFlag> &connectionFlags()
+{
+    static const std::vector<AppFlag> all = {
+        {"url", "URL", "The instance (default: $LEASEHOLD_URL, else http://127.0.0.1:7878).", ""},
+        {"key", "KEY", "The agent's bearer key (default: $LEASEHOLD_KEY).", ""},
+        {"agent", "DID",
+         "Act as this agent on an instance run with --open (default: $LEASEHOLD_AGENT).", ""},
+        {"config", "FILE", "The instance's config file (for its address).", ""},
+        {"timeout", "SECONDS", "Give up on a request after this long (default 10).", ""},
+        {"root", "DIR", "The workspace root every agent and the instance share.", ""},
+        {"strict", nullptr, "When the instance cannot be asked, refuse instead of warning.", ""},
+    };
+    return all;
+}
+
+// Parses `arguments` (starting with the program name); on --help or a bad flag prints and
+// returns the exit code in `exitCode`.
+bool parse(QCommandLineParser &parser, const QStringList &arguments, const QString &usage,
+           const std::vector<AppFlag> &extra, int *exitCode)
+{
+    parser.setApplicationDescription(usage);
+    parser.addHelpOption();
+    addFlags(parser, connectionFlags());
+    addFlags(parser, extra);
+    if (!parser.parse(arguments)) {
+        QTextStream(stderr) << "leasehold: " << parser.errorText() << "\n";
+        *exitCode = 2;
+        return false;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        *exitCode = 0;
+        return false;
+    }
+    return true;
+}
+
+int hookClaudeCode(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    int code = 0;
+    const std::vector<AppFlag> extra = {
+        {"ttl", "SECONDS", "How long an edit's lease lasts without another edit (default 600).",
+         ""}};
+    if (!parse(parser, arguments,
+               QStringLiteral("Answers one Claude Code hook event (PreToolUse, PostToolUse, Stop, "
+                              "SessionEnd) read from stdin. Install it with `leasehold ctl "
+                              "install-hooks claude-code`."),
+               extra, &code))
+        return code;
+    QString error;
+    const std::optional<Connection> to = Connection::resolve(parser, {}, &error);
+    if (!to) {
+        QTextStream(stderr) << "leasehold hook: " << error << "\n";
+        return 1; // a hook that cannot start must not block the agent
+    }
+    ClaudeCodeHook::Settings settings;
+    settings.service = {to->url, to->key, to->agent, "hook", to->timeoutMs};
+    settings.root = parser.value(QStringLiteral("root"));
+    settings.strict = parser.isSet(QStringLiteral("strict"));
+    if (parser.isSet(QStringLiteral("ttl"))) {
+        bool ok = false;
+        const qint64 seconds = parser.value(QStringLiteral("ttl")).toLongLong(&ok);
+        if (!ok || seconds < 1 || seconds > 3600) {
+            QTextStream(stderr) << "leasehold hook: --ttl must be 1 to 3600 seconds\n";
+            return 1;
+        }
+        settings.ttlMs = seconds * 1000;
+    }
+    QFile in;
+    if (!in.open(stdin, QIODevice::ReadOnly))
+        return 1;
+    const ClaudeCodeHook::Answer answer = ClaudeCodeHook::run(in.readAll(), settings);
+    std::fwrite(answer.out.constData(), 1, std::size_t(answer.out.size()), stdout);
+    std::fwrite(answer.err.constData(), 1, std::size_t(answer.err.size()), stderr);
+    return answer.exitCode;
+}
+
+} // namespace
+
+int runHook(const QStringList &arguments)
+{
+    const QString client = arguments.value(1);
+    if (client == QLatin1String("claude-code")) {
+        QStringList rest = arguments;
+        rest.removeAt(1);
+        return hookClaudeCode(rest);
+    }
+    QTextStream(stderr)
+        << "usage: leasehold hook claude-code [--url URL] [--key KEY | --agent DID] "
+           "[--root DIR] [--ttl SECONDS] [--strict]\n"
+           "(other clients' hooks: see docs/guard.md)\n";
+    return 2;
+}
+
+int runGuard(const QStringList &arguments)
+{
+    QTextStream(stderr) << "usage: leasehold guard mcp|git ... (" << arguments.value(1)
+                        << " is not a guard)\n";
+    return 2;
+}
+
+int installClaudeHooks(const QString &projectDir, const QStringList &hookFlags)
+{
+    QTextStream err(stderr);
+    const QString dir = QDir(projectDir.isEmpty() ? QDir::currentPath() : projectDir)
+                            .absoluteFilePath(QStringLiteral(".claude"));
+    const QString path = QDir(dir).filePath(QStringLiteral("settings.json"));
+    nlohmann::json settings = nlohmann::json::object();
+    QFile file(path);
+    if (file.exists()) {
+        if (!file.open(QIODevice::ReadOnly)) {
+            err << "leasehold: cannot read " << path << ": " << file.errorString() << "\n";
+            return 1;
+        }
+        const QByteArray raw = file.readAll();
+        settings = nlohmann::json::parse(raw.begin(), raw.end(), nullptr, false);
+        if (settings.is_discarded()) {
+            err << "leasehold: " << path << " is not JSON; left as it is\n";
+            return 1;
+        }
+    }
+    QString command = QStringLiteral("leasehold hook claude-code");
+    for (const QString &flag : hookFlags)
+        command += QLatin1Char(' ') + flag;
+    int added = 0;
+    QString error;
+    settings = claudesettings::merge(std::move(settings), command.toStdString(), &added, &error);
+    if (!error.isEmpty()) {
+        err << "leasehold: " << path << ": " << error << "; left as it is\n";
+        return 1;
+    }
+    if (added == 0) {
+        QTextStream(stdout) << path << " already runs `" << command << "`\n";
+        return 0;
+    }
+    QDir().mkpath(dir);
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) ||
+        out.write(QByteArray::fromStdString(settings.dump(2)) + '\n') < 0 || !out.commit()) {
+        err << "leasehold: cannot write " << path << ": " << out.errorString() << "\n";
+        return 1;
+    }
+    QTextStream(stdout) << path << ": added " << added << " hook entries running `" << command
+                        << "`\n";
+    return 0;
+}

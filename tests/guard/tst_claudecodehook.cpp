@@ -1,0 +1,226 @@
+// `leasehold hook claude-code`: events shaped as Claude Code's hooks reference gives them, for
+// two sessions against one service; and the settings merge behind `ctl install-hooks`.
+
+#include "claudecodehook.h"
+#include "claudesettings.h"
+#include "servicetest.h"
+
+#include <QTemporaryDir>
+
+using namespace leasehold;
+using namespace leasehold::test;
+using nlohmann::json;
+
+class TstClaudeCodeHook : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init()
+    {
+        s = std::make_unique<ServiceFixture>(true);
+        key.clear();
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath("src"));
+        QFile f(dir.filePath("src/a.ts"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+    }
+    void cleanup()
+    {
+        s.reset();
+        QFile::remove(dir.filePath("alias"));
+    }
+
+    void secondSessionIsDeniedNamingTheFirst();
+    void postToolUseRenewsAndStopReleases();
+    void keysNameTheAgent();
+    void onlyEditsInsideTheRootAreGuarded();
+    void symlinksNameTheSameFile();
+    void anUnreachableServiceWarnsOrDenies();
+    void installKeepsTheUsersHooks();
+
+private:
+    ClaudeCodeHook::Answer event(const char *session, const char *name, const QString &path,
+                                 const char *tool = "Edit", bool strict = false, quint16 port = 0)
+    {
+        json e = {{"session_id", session},
+                  {"transcript_path", "/tmp/t.jsonl"},
+                  {"cwd", dir.path().toStdString()},
+                  {"hook_event_name", name},
+                  {"tool_name", tool},
+                  {"tool_input", {{"file_path", path.toStdString()}, {"old_string", "x"}}}};
+        ClaudeCodeHook::Settings settings;
+        settings.service.base =
+            QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port ? port : s->port));
+        settings.service.key = key;
+        settings.service.via = "hook";
+        settings.strict = strict;
+        return ClaudeCodeHook::run(QByteArray::fromStdString(e.dump()), settings);
+    }
+    std::vector<LeaseInfo> leases() { return s->host->engine().snapshot().leases; }
+
+    std::unique_ptr<ServiceFixture> s;
+    QTemporaryDir dir;
+    QByteArray key;
+};
+
+void TstClaudeCodeHook::secondSessionIsDeniedNamingTheFirst()
+{
+    const ClaudeCodeHook::Answer first = event("s1", "PreToolUse", dir.filePath("src/a.ts"));
+    QCOMPARE(first.exitCode, 0);
+    QCOMPARE(first.out, QByteArray()); // allowed: no decision, the usual permission flow goes on
+    QCOMPARE(leases().size(), 1u);
+    QCOMPARE(leases()[0].holder, std::string("did:agent:claude-code-s1"));
+    QCOMPARE(leases()[0].resource, std::string("fs:src/a.ts"));
+
+    s->clock.advance(3'000);
+    const ClaudeCodeHook::Answer second =
+        event("s2", "PreToolUse", dir.filePath("src/a.ts"), "Write");
+    QCOMPARE(second.exitCode, 0);
+    const json out = json::parse(second.out.toStdString());
+    QCOMPARE(out.size(), 1u);
+    const json &specific = out["hookSpecificOutput"];
+    QCOMPARE(specific.size(), 3u);
+    JCOMPARE(specific["hookEventName"], "PreToolUse");
+    JCOMPARE(specific["permissionDecision"], "deny");
+    const std::string reason = specific["permissionDecisionReason"];
+    QVERIFY2(reason.find("Leasehold: fs:src/a.ts is held by did:agent:claude-code-s1 (for 3 s") ==
+                 0,
+             reason.c_str());
+    QVERIFY2(reason.find("call the same tool again, or work on something else") !=
+                 std::string::npos,
+             reason.c_str());
+    QVERIFY2(reason.find("(your Write was not made)") != std::string::npos, reason.c_str());
+    // Another file is free for the second session.
+    QFile other(dir.filePath("src/b.ts"));
+    QCOMPARE(event("s2", "PreToolUse", other.fileName()).out, QByteArray());
+    QCOMPARE(leases().size(), 2u);
+    // The agents show how they are connected.
+    for (const AgentInfo &a : s->host->engine().snapshot().agents)
+        QCOMPARE(int(a.via), int(Via::Hook));
+}
+
+void TstClaudeCodeHook::postToolUseRenewsAndStopReleases()
+{
+    QCOMPARE(event("s1", "PreToolUse", dir.filePath("src/a.ts")).out, QByteArray());
+    const TimeMs firstExpiry = leases().at(0).expiresAt;
+    s->clock.advance(60'000);
+    QCOMPARE(event("s1", "PostToolUse", dir.filePath("src/a.ts")).out, QByteArray());
+    QCOMPARE(leases().size(), 1u);
+    QCOMPARE(leases()[0].expiresAt, firstExpiry + 60'000);
+    QVERIFY(!event("s2", "PreToolUse", dir.filePath("src/a.ts")).out.isEmpty());
+    // The turn ends: everything s1 held is released (no expiry against its trust).
+    const ClaudeCodeHook::Answer stop = event("s1", "Stop", {});
+    QCOMPARE(stop.exitCode, 0);
+    QCOMPARE(stop.out, QByteArray());
+    QCOMPARE(leases().size(), 0u);
+    QCOMPARE(event("s2", "PreToolUse", dir.filePath("src/a.ts")).out, QByteArray());
+    QCOMPARE(event("s2", "SessionEnd", {}).exitCode, 0);
+    QCOMPARE(leases().size(), 0u);
+}
+
+void TstClaudeCodeHook::keysNameTheAgent()
+{
+    s = std::make_unique<ServiceFixture>(false);
+    key = kKeyA;
+    QCOMPARE(event("s1", "PreToolUse", dir.filePath("src/a.ts")).out, QByteArray());
+    QCOMPARE(leases().at(0).holder, std::string("did:agent:a"));
+    key = kKeyB;
+    const QByteArray denied = event("s1", "PreToolUse", dir.filePath("src/a.ts")).out;
+    QVERIFY2(denied.contains("held by did:agent:a"), denied.constData());
+}
+
+void TstClaudeCodeHook::onlyEditsInsideTheRootAreGuarded()
+{
+    QCOMPARE(event("s1", "PreToolUse", "/etc/hosts").out, QByteArray());
+    QCOMPARE(event("s1", "PreToolUse", dir.filePath("src/a.ts"), "Read").out, QByteArray());
+    QCOMPARE(event("s1", "PreToolUse", dir.filePath("src/a.ts"), "Bash").out, QByteArray());
+    QCOMPARE(leases().size(), 0u);
+    // Relative paths are taken from the project; NotebookEdit names its file differently.
+    json e = {{"session_id", "s1"},
+              {"cwd", dir.path().toStdString()},
+              {"hook_event_name", "PreToolUse"},
+              {"tool_name", "NotebookEdit"},
+              {"tool_input", {{"notebook_path", "nb/x.ipynb"}}}};
+    ClaudeCodeHook::Settings settings;
+    settings.service = {QUrl(QStringLiteral("http://127.0.0.1:%1").arg(s->port)), {}, {}, "hook"};
+    QCOMPARE(ClaudeCodeHook::run(QByteArray::fromStdString(e.dump()), settings).out, QByteArray());
+    QCOMPARE(leases().at(0).resource, std::string("fs:nb/x.ipynb"));
+    // Not an event: a non-blocking error (exit 1), or with --strict a denial.
+    settings.service.agent = QStringLiteral("did:agent:x");
+    QCOMPARE(ClaudeCodeHook::run("nonsense", settings).exitCode, 1);
+    settings.strict = true;
+    QVERIFY(ClaudeCodeHook::run("nonsense", settings).out.contains("\"deny\""));
+}
+
+void TstClaudeCodeHook::symlinksNameTheSameFile()
+{
+    QVERIFY(QFile::link(dir.filePath("src"), dir.filePath("alias")));
+    QCOMPARE(event("s1", "PreToolUse", dir.filePath("alias/a.ts")).out, QByteArray());
+    QCOMPARE(leases().at(0).resource, std::string("fs:src/a.ts"));
+    const QByteArray denied = event("s2", "PreToolUse", dir.filePath("src/a.ts")).out;
+    QVERIFY2(denied.contains("claude-code-s1"), denied.constData());
+    // A file that does not exist yet, below a linked folder, is named through the folder.
+    QCOMPARE(event("s1", "PreToolUse", dir.filePath("alias/new/b.ts")).out, QByteArray());
+    QCOMPARE(leases().at(1).resource, std::string("fs:src/new/b.ts"));
+}
+
+void TstClaudeCodeHook::anUnreachableServiceWarnsOrDenies()
+{
+    QTcpServer closed;
+    QVERIFY(closed.listen(QHostAddress::LocalHost, 0));
+    const quint16 port = closed.serverPort();
+    closed.close();
+    const ClaudeCodeHook::Answer warned =
+        event("s1", "PreToolUse", dir.filePath("src/a.ts"), "Edit", false, port);
+    QCOMPARE(warned.exitCode, 0);
+    const json w = json::parse(warned.out.toStdString());
+    QVERIFY2(w["systemMessage"].get<std::string>().find("goes ahead unguarded") !=
+                 std::string::npos,
+             warned.out.constData());
+    const ClaudeCodeHook::Answer denied =
+        event("s1", "PreToolUse", dir.filePath("src/a.ts"), "Edit", true, port);
+    JCOMPARE(json::parse(denied.out.toStdString())["hookSpecificOutput"]["permissionDecision"],
+             "deny");
+}
+
+void TstClaudeCodeHook::installKeepsTheUsersHooks()
+{
+    const json user = {
+        {"model", "opus"},
+        {"hooks",
+         {{"PreToolUse",
+           {{{"matcher", "Bash"},
+             {"hooks", {{{"type", "command"}, {"command", "./check-bash.sh"}}}}}}},
+          {"Notification", {{{"hooks", {{{"type", "command"}, {"command", "notify"}}}}}}}}}};
+    int added = 0;
+    QString error;
+    const std::string command = "leasehold hook claude-code";
+    const json once = claudesettings::merge(user, command, &added, &error);
+    QVERIFY(error.isEmpty());
+    QCOMPARE(added, 4);
+    JCOMPARE(once["model"], "opus");
+    JCOMPARE(once["hooks"]["Notification"], user["hooks"]["Notification"]);
+    QCOMPARE(once["hooks"]["PreToolUse"].size(), 2u);
+    JCOMPARE(once["hooks"]["PreToolUse"][0], user["hooks"]["PreToolUse"][0]);
+    JCOMPARE(once["hooks"]["PreToolUse"][1],
+             json({{"matcher", "Edit|Write|MultiEdit|NotebookEdit"},
+                   {"hooks", {{{"type", "command"}, {"command", command}}}}}));
+    JCOMPARE(once["hooks"]["Stop"],
+             json::array({{{"hooks", {{{"type", "command"}, {"command", command}}}}}}));
+    QCOMPARE(once["hooks"]["SessionEnd"].size(), 1u);
+    QCOMPARE(once["hooks"]["PostToolUse"].size(), 1u);
+    // Twice: nothing more.
+    const json twice = claudesettings::merge(once, command, &added, &error);
+    QCOMPARE(added, 0);
+    JCOMPARE(twice, once);
+    // A file that is not what Claude Code reads is left alone.
+    claudesettings::merge(json::array(), command, &added, &error);
+    QVERIFY(!error.isEmpty());
+    error.clear();
+    claudesettings::merge({{"hooks", {{"Stop", "x"}}}}, command, &added, &error);
+    QCOMPARE(error, QStringLiteral("\"hooks.Stop\" in the settings file is not an array"));
+}
+
+QTEST_MAIN(TstClaudeCodeHook)
+#include "tst_claudecodehook.moc"
