@@ -63,15 +63,6 @@ std::optional<Connection> Connection::resolve(const QCommandLineParser &parser, 
     QString key = defines(parser, "key") ? parser.value("key") : QString();
     if (key.isEmpty())
         key = qEnvironmentVariable("LEASEHOLD_KEY");
-    if (key.isEmpty() && sources.adminFallback) {
-        QString dir = defines(parser, "data-dir") ? parser.value("data-dir") : QString();
-        if (dir.isEmpty())
-            dir = config.value("dataDir").toString();
-        if (dir.isEmpty())
-            dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-        key = readAdminKey(dir);
-    }
-    c.key = key.toUtf8();
     c.agent = sources.agentFlag && defines(parser, "agent") ? parser.value("agent") : QString();
     if (c.agent.isEmpty() && sources.agentFlag)
         c.agent = qEnvironmentVariable("LEASEHOLD_AGENT");
@@ -81,6 +72,16 @@ std::optional<Connection> Connection::resolve(const QCommandLineParser &parser, 
             return std::nullopt;
         }
     }
+    // A named agent is who to be; otherwise, for ctl and a person's git guard, the operator.
+    if (key.isEmpty() && sources.adminFallback && c.agent.isEmpty()) {
+        QString dir = defines(parser, "data-dir") ? parser.value("data-dir") : QString();
+        if (dir.isEmpty())
+            dir = config.value("dataDir").toString();
+        if (dir.isEmpty())
+            dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        key = readAdminKey(dir);
+    }
+    c.key = key.toUtf8();
     if (defines(parser, "timeout") && parser.isSet("timeout")) {
         bool ok = false;
         const int seconds = parser.value("timeout").toInt(&ok);

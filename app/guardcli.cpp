@@ -6,6 +6,7 @@
 #include "claudecodehook.h"
 #include "claudesettings.h"
 #include "connection.h"
+#include "gitguard.h"
 #include "options.h"
 
 #include <QCommandLineParser>
@@ -98,6 +99,67 @@ int hookClaudeCode(const QStringList &arguments)
     return answer.exitCode;
 }
 
+int guardGit(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    int code = 0;
+    parser.addPositionalArgument(QStringLiteral("step"),
+                                 QStringLiteral("install, pre-commit or pre-push"));
+    if (!parse(parser, arguments,
+               QStringLiteral("Refuses a commit or push that changes a path under another agent's "
+                              "write lease. `install` writes the repository's pre-commit and "
+                              "pre-push hooks; LEASEHOLD_GUARD=off lets a person through."),
+               {{"data-dir", "DIR", "The instance's data directory (for its admin key).", ""}},
+               &code))
+        return code;
+    const QString step = parser.positionalArguments().value(0);
+    QTextStream err(stderr);
+    if (parser.positionalArguments().size() != 1 ||
+        (step != QLatin1String("install") && step != QLatin1String("pre-commit") &&
+         step != QLatin1String("pre-push"))) {
+        err << "usage: leasehold guard git install|pre-commit|pre-push [--url URL] [--key KEY | "
+               "--agent DID] [--root DIR] [--strict]\n";
+        return 2;
+    }
+    QString error;
+    // A person committing speaks with the instance's admin key when it has no key of its own.
+    const std::optional<Connection> to =
+        Connection::resolve(parser, {.adminFallback = true, .agentFlag = true}, &error);
+    if (!to) {
+        err << "leasehold guard git: " << error << "\n";
+        return 2;
+    }
+    GitGuard::Settings settings;
+    settings.service = {to->url, to->key, to->agent, "git", to->timeoutMs};
+    if (settings.service.key.isEmpty() && settings.service.agent.isEmpty())
+        settings.service.agent =
+            QStringLiteral("did:op:") + qEnvironmentVariable("USER", QStringLiteral("person"));
+    settings.workTree = QDir::currentPath();
+    settings.root = parser.value(QStringLiteral("root"));
+    settings.strict = parser.isSet(QStringLiteral("strict"));
+    GitGuard::Outcome outcome;
+    if (step == QLatin1String("install")) {
+        QStringList flags;
+        for (const char *flag : {"url", "root", "agent"})
+            if (parser.isSet(QLatin1String(flag)))
+                flags << QStringLiteral("--") + QLatin1String(flag)
+                      << parser.value(QLatin1String(flag));
+        if (settings.strict)
+            flags << QStringLiteral("--strict");
+        outcome = GitGuard::install(settings, QCoreApplication::applicationFilePath(), flags);
+    } else if (step == QLatin1String("pre-commit")) {
+        outcome = GitGuard::preCommit(settings);
+    } else {
+        QFile in;
+        if (!in.open(stdin, QIODevice::ReadOnly))
+            return 1;
+        outcome = GitGuard::prePush(settings, in.readAll());
+    }
+    QTextStream(stdout) << outcome.out;
+    err << outcome.err;
+    return outcome.exitCode;
+}
+
 } // namespace
 
 int runHook(const QStringList &arguments)
@@ -117,6 +179,12 @@ int runHook(const QStringList &arguments)
 
 int runGuard(const QStringList &arguments)
 {
+    const QString which = arguments.value(1);
+    QStringList rest = arguments;
+    if (rest.size() > 1)
+        rest.removeAt(1);
+    if (which == QLatin1String("git"))
+        return guardGit(rest);
     QTextStream(stderr) << "usage: leasehold guard mcp|git ... (" << arguments.value(1)
                         << " is not a guard)\n";
     return 2;
