@@ -7,7 +7,10 @@
 #include "claudesettings.h"
 #include "connection.h"
 #include "gitguard.h"
+#include "innerserver.h"
+#include "mcpguard.h"
 #include "options.h"
+#include "stdiochannel.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -160,6 +163,81 @@ int guardGit(const QStringList &arguments)
     return outcome.exitCode;
 }
 
+int guardMcp(const QStringList &arguments)
+{
+    // Everything after "--" is the inner server's command line, not ours.
+    const qsizetype dashes = arguments.indexOf(QStringLiteral("--"));
+    const QStringList own = dashes < 0 ? arguments : arguments.mid(0, dashes);
+    const QStringList inner = dashes < 0 ? QStringList() : arguments.mid(dashes + 1);
+    QCommandLineParser parser;
+    int code = 0;
+    const std::vector<AppFlag> extra = {
+        {"enforced-tools", "PATTERNS",
+         "Comma-separated glob patterns of the inner tools that change files (default: write*, "
+         "edit*, move*, delete*, patch*, create_directory, rename*, remove*, apply_patch*).",
+         ""},
+        {"path-params", "TOOL=P1,P2",
+         "The path arguments of TOOL (repeatable; default: path, paths, source, destination, "
+         "file_path).",
+         ""},
+        {"no-publish-tools", nullptr,
+         "Do not add lock_acquire, lock_release and lock_status to the tool list.", ""},
+    };
+    if (!parse(parser, own,
+               QStringLiteral("An MCP server on stdio in front of another (-- COMMAND [ARGS...]): "
+                              "its tools that change files are checked against Leasehold's leases, "
+                              "and Leasehold's lock tools are added."),
+               extra, &code))
+        return code;
+    QTextStream err(stderr);
+    if (inner.isEmpty()) {
+        err << "usage: leasehold guard mcp [--url URL] [--key KEY | --agent DID] [--root DIR] "
+               "[--enforced-tools PATTERNS] [--path-params TOOL=P,...]... [--no-publish-tools] "
+               "-- COMMAND [ARGS...]\n";
+        return 2;
+    }
+    QString error;
+    const std::optional<Connection> to = Connection::resolve(parser, {}, &error);
+    if (!to) {
+        err << "leasehold guard mcp: " << error << "\n";
+        return 2;
+    }
+    QHash<QString, QStringList> pathParams;
+    for (const QString &v : parser.values(QStringLiteral("path-params"))) {
+        if (!ToolPolicy::parsePathParams(v, &pathParams)) {
+            err << "leasehold guard mcp: --path-params " << v
+                << ": expected TOOL=PARAM[,PARAM...]\n";
+            return 2;
+        }
+    }
+    QStringList patterns;
+    if (parser.isSet(QStringLiteral("enforced-tools")))
+        patterns = parser.value(QStringLiteral("enforced-tools"))
+                       .split(QLatin1Char(','), Qt::SkipEmptyParts);
+    McpGuard::Settings settings{{to->url, to->key, to->agent, "guard", to->timeoutMs},
+                                parser.isSet(QStringLiteral("root"))
+                                    ? parser.value(QStringLiteral("root"))
+                                    : QDir::currentPath(),
+                                ToolPolicy(patterns, pathParams),
+                                !parser.isSet(QStringLiteral("no-publish-tools"))};
+    InnerServer server(inner.first(), inner.mid(1));
+    StdioChannel client;
+    McpGuard guard(std::move(settings), &StdioChannel::send,
+                   [&server](const nlohmann::json &m) { server.send(m); });
+    QObject::connect(&client, &StdioChannel::message, &guard, &McpGuard::fromClient);
+    QObject::connect(&server, &InnerServer::message, &guard, &McpGuard::fromInner);
+    QObject::connect(&server, &InnerServer::died, &guard, [&guard](const QString &why) {
+        QTextStream(stderr) << "leasehold guard mcp: " << why << "\n";
+        guard.innerDied(why);
+    });
+    // The client closing stdin ends the session: the inner server's stdin is closed in turn.
+    QObject::connect(&client, &StdioChannel::closed, QCoreApplication::instance(),
+                     [] { QCoreApplication::exit(0); });
+    server.start();
+    client.start();
+    return QCoreApplication::exec();
+}
+
 } // namespace
 
 int runHook(const QStringList &arguments)
@@ -185,6 +263,8 @@ int runGuard(const QStringList &arguments)
         rest.removeAt(1);
     if (which == QLatin1String("git"))
         return guardGit(rest);
+    if (which == QLatin1String("mcp"))
+        return guardMcp(rest);
     QTextStream(stderr) << "usage: leasehold guard mcp|git ... (" << arguments.value(1)
                         << " is not a guard)\n";
     return 2;

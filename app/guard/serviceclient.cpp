@@ -16,10 +16,10 @@ ServiceClient::ServiceClient(Settings settings)
     : m_settings(std::move(settings))
 {}
 
-QNetworkRequest ServiceClient::request(const QString &path,
-                                       const QList<QPair<QString, QString>> &query) const
+QNetworkRequest ServiceClient::request(const Settings &settings, const QString &path,
+                                       const QList<QPair<QString, QString>> &query)
 {
-    QUrl url = m_settings.base;
+    QUrl url = settings.base;
     const QString basePath = url.path();
     url.setPath(basePath.chopped(basePath.endsWith(QLatin1Char('/')) ? 1 : 0) + path);
     if (!query.isEmpty()) {
@@ -28,14 +28,14 @@ QNetworkRequest ServiceClient::request(const QString &path,
         url.setQuery(q);
     }
     QNetworkRequest r(url);
-    r.setTransferTimeout(m_settings.timeoutMs);
+    r.setTransferTimeout(settings.timeoutMs);
     r.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    if (!m_settings.key.isEmpty())
-        r.setRawHeader("Authorization", "Bearer " + m_settings.key);
-    else if (!m_settings.agent.isEmpty())
-        r.setRawHeader("X-Agent-Id", m_settings.agent.toUtf8());
-    if (!m_settings.via.isEmpty())
-        r.setRawHeader("X-Leasehold-Via", m_settings.via);
+    if (!settings.key.isEmpty())
+        r.setRawHeader("Authorization", "Bearer " + settings.key);
+    else if (!settings.agent.isEmpty())
+        r.setRawHeader("X-Agent-Id", settings.agent.toUtf8());
+    if (!settings.via.isEmpty())
+        r.setRawHeader("X-Leasehold-Via", settings.via);
     return r;
 }
 

@@ -48,8 +48,14 @@ public:
     Reply getNow(const QString &path, const QList<QPair<QString, QString>> &query = {});
 
     const Settings &settings() const { return m_settings; }
+    // A request to `path` below the base, with the key (or agent) and via headers.
+    static QNetworkRequest request(const Settings &settings, const QString &path,
+                                   const QList<QPair<QString, QString>> &query = {});
     QNetworkRequest request(const QString &path,
-                            const QList<QPair<QString, QString>> &query = {}) const;
+                            const QList<QPair<QString, QString>> &query = {}) const
+    {
+        return request(m_settings, path, query);
+    }
 
 private:
     QByteArray payload(nlohmann::json body) const;
