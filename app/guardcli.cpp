@@ -7,6 +7,7 @@
 #include "claudesettings.h"
 #include "connection.h"
 #include "gitguard.h"
+#include "innerhttp.h"
 #include "innerserver.h"
 #include "mcpguard.h"
 #include "options.h"
@@ -180,6 +181,9 @@ int guardMcp(const QStringList &arguments)
          "The path arguments of TOOL (repeatable; default: path, paths, source, destination, "
          "file_path).",
          ""},
+        {"inner-url", "URL", "The inner server over Streamable HTTP instead of a command.", ""},
+        {"inner-header", "NAME: VALUE", "A header for every request to --inner-url (repeatable).",
+         ""},
         {"no-publish-tools", nullptr,
          "Do not add lock_acquire, lock_release and lock_status to the tool list.", ""},
     };
@@ -190,10 +194,11 @@ int guardMcp(const QStringList &arguments)
                extra, &code))
         return code;
     QTextStream err(stderr);
-    if (inner.isEmpty()) {
+    const QString innerUrl = parser.value(QStringLiteral("inner-url"));
+    if (inner.isEmpty() == innerUrl.isEmpty()) {
         err << "usage: leasehold guard mcp [--url URL] [--key KEY | --agent DID] [--root DIR] "
                "[--enforced-tools PATTERNS] [--path-params TOOL=P,...]... [--no-publish-tools] "
-               "-- COMMAND [ARGS...]\n";
+               "(-- COMMAND [ARGS...] | --inner-url URL)\n";
         return 2;
     }
     QString error;
@@ -220,20 +225,34 @@ int guardMcp(const QStringList &arguments)
                                     : QDir::currentPath(),
                                 ToolPolicy(patterns, pathParams),
                                 !parser.isSet(QStringLiteral("no-publish-tools"))};
-    InnerServer server(inner.first(), inner.mid(1));
+    std::unique_ptr<InnerTransport> server;
+    if (!innerUrl.isEmpty()) {
+        QList<QPair<QByteArray, QByteArray>> headers;
+        for (const QString &h : parser.values(QStringLiteral("inner-header"))) {
+            const qsizetype colon = h.indexOf(QLatin1Char(':'));
+            if (colon <= 0) {
+                err << "leasehold guard mcp: --inner-header " << h << ": expected NAME: VALUE\n";
+                return 2;
+            }
+            headers.append({h.left(colon).trimmed().toUtf8(), h.mid(colon + 1).trimmed().toUtf8()});
+        }
+        server = std::make_unique<InnerHttp>(QUrl(innerUrl), headers);
+    } else {
+        server = std::make_unique<InnerServer>(inner.first(), inner.mid(1));
+    }
     StdioChannel client;
     McpGuard guard(std::move(settings), &StdioChannel::send,
-                   [&server](const nlohmann::json &m) { server.send(m); });
+                   [&server](const nlohmann::json &m) { server->send(m); });
     QObject::connect(&client, &StdioChannel::message, &guard, &McpGuard::fromClient);
-    QObject::connect(&server, &InnerServer::message, &guard, &McpGuard::fromInner);
-    QObject::connect(&server, &InnerServer::died, &guard, [&guard](const QString &why) {
+    QObject::connect(server.get(), &InnerTransport::message, &guard, &McpGuard::fromInner);
+    QObject::connect(server.get(), &InnerTransport::died, &guard, [&guard](const QString &why) {
         QTextStream(stderr) << "leasehold guard mcp: " << why << "\n";
         guard.innerDied(why);
     });
     // The client closing stdin ends the session: the inner server's stdin is closed in turn.
     QObject::connect(&client, &StdioChannel::closed, QCoreApplication::instance(),
                      [] { QCoreApplication::exit(0); });
-    server.start();
+    server->start();
     client.start();
     return QCoreApplication::exec();
 }

@@ -1,7 +1,7 @@
 #include "innerserver.h"
 
 InnerServer::InnerServer(QString program, QStringList arguments, QObject *parent)
-    : QObject(parent)
+    : InnerTransport(parent)
     , m_program(std::move(program))
     , m_arguments(std::move(arguments))
 {
@@ -69,6 +69,5 @@ void InnerServer::fail(const QString &why)
     if (!m_alive)
         return;
     m_alive = false;
-    m_why = why;
     emit died(why);
 }

@@ -36,12 +36,14 @@ bool McpGuard::isLockCall(const json &message)
            isLockTool(message["params"]["name"].get<std::string>());
 }
 
-json McpGuard::toolError(const json &id, const QString &text, json structured)
+json McpGuard::toolError(const json &id, const QString &text, json details)
 {
     json result = {{"content", json::array({{{"type", "text"}, {"text", text.toStdString()}}})},
                    {"isError", true}};
-    if (!structured.is_null())
-        result["structuredContent"] = std::move(structured);
+    // Not structuredContent: a client checks that against the inner tool's output schema, which
+    // a refusal of the guard's does not follow. The details travel in _meta instead.
+    if (!details.is_null())
+        result["_meta"] = {{"leasehold", std::move(details)}};
     return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 

@@ -80,8 +80,9 @@ private:
 
     static bool isLockTool(const std::string &name);
     static bool isLockCall(const nlohmann::json &message);
+    // An isError result; `details` (the service's refusal) go in _meta.leasehold.
     static nlohmann::json toolError(const nlohmann::json &id, const QString &text,
-                                    nlohmann::json structured = {});
+                                    nlohmann::json details = {});
     static nlohmann::json rpcError(const nlohmann::json &id, int code, const QString &text);
 
     Settings m_settings;

@@ -62,6 +62,9 @@ before(async () => {
   server = await startLeasehold({ keys: KEYS });
   a = await connect('key-agent-a-0123456789', 'agent-a');
   b = await connect('key-agent-b-0123456789', 'agent-b');
+  // As real clients do: they list the tools first, and then check results against the tools'
+  // output schemas.
+  await b.client.listTools();
 });
 
 after(async () => {
@@ -86,6 +89,8 @@ test('another agent\'s lease refuses the write, naming the holder; a lock protec
   const refused = await call(b, 'write_file', { path: join(workspace, 'src', 'a.txt'), content: 'b was here\n' });
   assert.equal(refused.isError, true);
   assert.match(text(refused), /^Your write_file changed nothing: fs:src\/a\.txt is held by did:agent:a/);
+  assert.equal(refused._meta.leasehold.holder, 'did:agent:a');
+  assert.equal(refused._meta.leasehold.reason, 'lease_held');
   assert.equal(readFileSync(join(workspace, 'src', 'a.txt'), 'utf8'), 'original\n');
   // Through a symlinked folder the file has the same name.
   const viaLink = await call(b, 'edit_file', {
@@ -103,7 +108,8 @@ test('another agent\'s lease refuses the write, naming the holder; a lock protec
   const strict = await call(b, 'write_file', { path: 'src/a.txt', content: 'b\n' });
   assert.equal(strict.isError, true);
   assert.match(text(strict), /^another agent is live; lock_acquire first: call lock_acquire with paths \["fs:src\/a\.txt"\]/);
-  assert.equal(strict.structuredContent.reason, 'lock_required');
+  assert.equal(strict._meta.leasehold.reason, 'lock_required');
+  assert.equal(strict.structuredContent, undefined); // the inner tool's output schema is not ours
   // ...and then succeeds.
   assert.ok(!(await call(b, 'lock_acquire', { paths: [join(workspace, 'src', 'a.txt')] })).isError);
   const done = await call(b, 'write_file', { path: 'src/a.txt', content: 'b\n' });
@@ -206,6 +212,41 @@ test('an inner server that dies leaves isError results, not hangs', async () => 
   const second = await client.callTool({ name: 'read_anything', arguments: {} });
   assert.equal(second.isError, true);
   await client.close();
+});
+
+test('an inner server over Streamable HTTP: its own lock tools give way to the central ones', async () => {
+  // Another Leasehold, with a workspace, is a Streamable HTTP MCP server with fs_* tools.
+  const inner = await startLeasehold({ open: true, extraArgs: ['--in-memory', '--workspace', workspace] });
+  try {
+    const transport = new StdioClientTransport({
+      command: process.env.LEASEHOLD_BINARY,
+      args: ['guard', 'mcp', '--url', server.url, '--key', 'key-agent-c-0123456789', '--root', workspace,
+             '--enforced-tools', 'fs_write,fs_edit', '--inner-url', inner.url + '/mcp',
+             '--inner-header', 'X-Agent-Id: did:agent:inner-c'],
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'agent-c', version: '1.0.0' });
+    await client.connect(transport);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes('fs_write'), names.join());
+    assert.equal(names.filter((n) => n === 'lock_acquire').length, 1);
+    assert.ok(!(await call(a, 'lock_acquire', { paths: ['src/h.txt'] })).isError);
+    const refused = await client.callTool({ name: 'fs_write', arguments: { path: 'src/h.txt', content: 'c\n' } });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /^Your fs_write changed nothing: fs:src\/h\.txt is held by did:agent:a/);
+    assert.ok(!(await call(a, 'lock_release', {})).isError);
+    // The lock call goes to the central service, not to the inner one.
+    assert.ok(!(await client.callTool({ name: 'lock_acquire', arguments: { paths: ['src/h.txt'] } })).isError);
+    const written = await client.callTool({ name: 'fs_write', arguments: { path: 'src/h.txt', content: 'c\n' } });
+    assert.ok(!written.isError, text(written));
+    assert.equal(readFileSync(join(workspace, 'src', 'h.txt'), 'utf8'), 'c\n');
+    const refusedForA = await call(a, 'write_file', { path: 'src/h.txt', content: 'a\n' });
+    assert.match(text(refusedForA), /held by did:agent:c/);
+    assert.ok(!(await client.callTool({ name: 'lock_release', arguments: {} })).isError);
+    await client.close();
+  } finally {
+    await inner.stop();
+  }
 });
 
 test('with the service stopped, calls are isError results, not hangs', async () => {
