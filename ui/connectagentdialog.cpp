@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 ConnectAgentDialog::ConnectAgentDialog(EngineLink *link, const QString &listenUrl, bool open,
@@ -45,9 +46,27 @@ ConnectAgentDialog::ConnectAgentDialog(EngineLink *link, const QString &listenUr
     row->addWidget(m_mint);
     layout->addLayout(row);
     layout->addWidget(m_status);
-    snippetBox(QStringLiteral("claude"), tr("Claude Code"), layout);
-    snippetBox(QStringLiteral("json"), tr("MCP client configuration (JSON)"), layout);
-    snippetBox(QStringLiteral("curl"), tr("REST, with curl"), layout);
+    // One tab per way in: what an agent volunteers (MCP, REST), and the guards in front of the
+    // tools it already uses (its MCP servers, Claude Code's own editing tools, git).
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("ways"));
+    layout->addWidget(m_tabs, 1);
+    snippetBox(QStringLiteral("claude"), tr("Claude Code (MCP)"),
+               tr("Adds Leasehold's lock tools to Claude Code. The agent asks before it edits."));
+    snippetBox(QStringLiteral("hook"), tr("Claude Code hooks"),
+               tr("Guards Claude Code's own Edit and Write: an edit of a file another agent holds "
+                  "is denied, naming the holder. Run in the project, then start Claude Code with "
+                  "the key in its environment."));
+    snippetBox(QStringLiteral("guard"), tr("Guard an MCP server"),
+               tr("Puts the lease layer in front of any MCP server the agent edits with (here "
+                  "the official filesystem server): its writes are checked, and the lock tools "
+                  "are added."));
+    snippetBox(QStringLiteral("git"), tr("git guard"),
+               tr("Refuses a commit or push that changes a file under another agent's lease. Run "
+                  "once in the repository; LEASEHOLD_GUARD=off lets a person through."));
+    snippetBox(QStringLiteral("json"), tr("MCP (JSON)"),
+               tr("For clients configured with an mcpServers entry."));
+    snippetBox(QStringLiteral("curl"), tr("REST"), tr("Any program, with curl."));
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
@@ -55,25 +74,31 @@ ConnectAgentDialog::ConnectAgentDialog(EngineLink *link, const QString &listenUr
     connect(m_mint, &QPushButton::clicked, this, &ConnectAgentDialog::mint);
     connect(m_did, &QLineEdit::returnPressed, this, &ConnectAgentDialog::mint);
     connect(m_link, &EngineLink::keyMinted, this, &ConnectAgentDialog::onMinted);
-    resize(720, 560);
+    resize(760, 520);
 }
 
 QPlainTextEdit *ConnectAgentDialog::snippetBox(const QString &name, const QString &title,
-                                               QVBoxLayout *layout)
+                                               const QString &what)
 {
+    auto *page = new QWidget(m_tabs);
+    auto *layout = new QVBoxLayout(page);
     auto *head = new QHBoxLayout;
-    head->addWidget(new QLabel(QStringLiteral("<b>%1</b>").arg(title), this), 1);
-    auto *copy = new QPushButton(tr("Copy"), this);
+    auto *explain = new QLabel(what, page);
+    explain->setWordWrap(true);
+    head->addWidget(explain, 1);
+    auto *copy = new QPushButton(tr("Copy"), page);
     copy->setObjectName(name + QStringLiteral("Copy"));
     copy->setEnabled(false);
+    copy->setAccessibleName(tr("Copy the %1 snippet").arg(title));
     head->addWidget(copy);
     layout->addLayout(head);
-    auto *box = new QPlainTextEdit(this);
+    auto *box = new QPlainTextEdit(page);
     box->setObjectName(name);
     box->setReadOnly(true);
+    box->setAccessibleName(title);
     box->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    box->setMaximumHeight(box->fontMetrics().height() * 6);
-    layout->addWidget(box);
+    layout->addWidget(box, 1);
+    m_tabs->addTab(page, title);
     connect(copy, &QPushButton::clicked, this, [this, box, name] {
         QGuiApplication::clipboard()->setText(box->toPlainText());
         m_status->setText(tr("Copied the %1 snippet.").arg(name));
@@ -120,7 +145,16 @@ void ConnectAgentDialog::showSnippets(const QString &did)
     findChild<QPlainTextEdit *>(QStringLiteral("json"))->setPlainText(jsonConfig(mcp, name, value));
     findChild<QPlainTextEdit *>(QStringLiteral("curl"))
         ->setPlainText(curlExample(m_url, m_open ? QString() : header, did));
-    for (const char *n : {"claudeCopy", "jsonCopy", "curlCopy"})
+    // The guards read the key (or, --open, the agent) from the agent's environment, never from
+    // a file others share.
+    const QString identity = m_open ? QStringLiteral("LEASEHOLD_AGENT=%1").arg(did)
+                                    : QStringLiteral("LEASEHOLD_KEY=%1").arg(m_key);
+    findChild<QPlainTextEdit *>(QStringLiteral("hook"))
+        ->setPlainText(hookCommands(m_url, identity));
+    findChild<QPlainTextEdit *>(QStringLiteral("guard"))
+        ->setPlainText(guardCommand(m_url, identity));
+    findChild<QPlainTextEdit *>(QStringLiteral("git"))->setPlainText(gitCommands(m_url, identity));
+    for (const char *n : {"claudeCopy", "jsonCopy", "curlCopy", "hookCopy", "guardCopy", "gitCopy"})
         findChild<QPushButton *>(QLatin1String(n))->setEnabled(true);
     m_status->setText(m_open ? tr("Ready for %1.").arg(did)
                              : tr("Key minted for %1. It is shown only here, once.").arg(did));
@@ -130,6 +164,33 @@ QString ConnectAgentDialog::claudeCommand(const QString &url, const QString &hea
 {
     return QStringLiteral("claude mcp add --transport http leasehold %1 --header \"%2\"")
         .arg(url, header);
+}
+
+QString ConnectAgentDialog::hookCommands(const QString &url, const QString &identity)
+{
+    return QStringLiteral("# in the project folder:\n"
+                          "leasehold ctl install-hooks claude-code --url %1\n"
+                          "# then start Claude Code as this agent:\n"
+                          "%2 claude")
+        .arg(url, identity);
+}
+
+QString ConnectAgentDialog::guardCommand(const QString &url, const QString &identity)
+{
+    return QStringLiteral("# in the project folder:\n"
+                          "claude mcp add filesystem -e %1 -- \\\n"
+                          "  leasehold guard mcp --url %2 --root \"$PWD\" -- \\\n"
+                          "  npx -y @modelcontextprotocol/server-filesystem \"$PWD\"")
+        .arg(identity, url);
+}
+
+QString ConnectAgentDialog::gitCommands(const QString &url, const QString &identity)
+{
+    return QStringLiteral("# once, in the repository (linked worktrees share it):\n"
+                          "leasehold guard git install --url %1\n"
+                          "# the agent commits as itself:\n"
+                          "%2 git commit ...")
+        .arg(url, identity);
 }
 
 QString ConnectAgentDialog::jsonConfig(const QString &url, const QString &headerName,

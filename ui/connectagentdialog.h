@@ -9,8 +9,9 @@ class QPlainTextEdit;
 class QPushButton;
 
 // "Connect an agent": mints a key for a DID (or, with --open, none is needed) and shows
-// ready-to-paste client configuration - Claude Code's `claude mcp add`, a generic JSON
-// mcpServers entry and a curl request - each with a copy button. The key is shown only here,
+// ready-to-paste configuration for each way in - Claude Code's `claude mcp add`, Claude Code's
+// hooks, the guard in front of an MCP server, the git guard, a generic JSON mcpServers entry
+// and a curl request - each on its tab with a copy button. The key is shown only here,
 // once; the service keeps only its digest.
 //
 // Thread: the UI thread.
@@ -23,19 +24,23 @@ public:
                        QWidget *parent = nullptr);
 
     QString key() const { return m_key; }
-    QString snippet(const QString &name) const; // "claude", "json", "curl"
+    // "claude", "hook", "guard", "git", "json", "curl"
+    QString snippet(const QString &name) const;
 
     static QString claudeCommand(const QString &url, const QString &header);
     static QString jsonConfig(const QString &url, const QString &headerName,
                               const QString &headerValue);
     static QString curlExample(const QString &url, const QString &header, const QString &did);
+    // `identity`: "LEASEHOLD_KEY=<key>" (or, --open, "LEASEHOLD_AGENT=<did>").
+    static QString hookCommands(const QString &url, const QString &identity);
+    static QString guardCommand(const QString &url, const QString &identity);
+    static QString gitCommands(const QString &url, const QString &identity);
 
 private:
     void mint();
     void onMinted(const QString &did, const QString &key, const QString &error);
     void showSnippets(const QString &did);
-    QPlainTextEdit *snippetBox(const QString &name, const QString &title,
-                               class QVBoxLayout *layout);
+    QPlainTextEdit *snippetBox(const QString &name, const QString &title, const QString &what);
 
     EngineLink *m_link;
     QString m_url;
@@ -44,4 +49,5 @@ private:
     QLineEdit *m_did;
     QPushButton *m_mint;
     QLabel *m_status;
+    class QTabWidget *m_tabs = nullptr;
 };

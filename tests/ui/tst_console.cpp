@@ -244,6 +244,18 @@ void TestConsole::connectDialogKeyWorksAndSurvivesRestart()
     QVERIFY(dialog->snippet(QStringLiteral("claude")).contains(QLatin1String("Bearer " + key)));
     QVERIFY(dialog->snippet(QStringLiteral("json")).contains(QLatin1String(key)));
     QVERIFY(dialog->snippet(QStringLiteral("curl")).contains(QLatin1String(key)));
+    // The guards take the key from the agent's environment; each snippet names the instance.
+    for (const char *way : {"hook", "guard", "git"}) {
+        const QString text = dialog->snippet(QLatin1String(way));
+        QVERIFY2(text.contains(QLatin1String("LEASEHOLD_KEY=" + key)), qPrintable(text));
+        QVERIFY2(text.contains(f.url), qPrintable(text));
+    }
+    QVERIFY(dialog->snippet(QStringLiteral("hook"))
+                .contains(QLatin1String("leasehold ctl install-hooks claude-code")));
+    QVERIFY(
+        dialog->snippet(QStringLiteral("guard")).contains(QLatin1String("leasehold guard mcp")));
+    QVERIFY(dialog->snippet(QStringLiteral("git"))
+                .contains(QLatin1String("leasehold guard git install")));
 
     Reply granted = f.acquire(key, QStringLiteral("src/new.cpp"));
     QCOMPARE(granted.status, 200);
@@ -256,6 +268,12 @@ void TestConsole::connectDialogKeyWorksAndSurvivesRestart()
                  ->values[consolerows::AgentKeys]
                  .toInt(),
              1);
+    // ... and how it is connected.
+    QTRY_COMPARE(f.window->model(QStringLiteral("Agents"))
+                     ->rowByKey(QStringLiteral("did:agent:new"))
+                     ->values[consolerows::AgentVia]
+                     .toString(),
+                 QStringLiteral("rest"));
     QCOMPARE(f.acquire("not-a-key-at-all-000", QStringLiteral("src/x.cpp")).status, 401);
 
     // The key was kept (as a digest): it still works after a restart.
