@@ -224,7 +224,8 @@ int guardMcp(const QStringList &arguments)
                                     ? parser.value(QStringLiteral("root"))
                                     : QDir::currentPath(),
                                 ToolPolicy(patterns, pathParams),
-                                !parser.isSet(QStringLiteral("no-publish-tools"))};
+                                !parser.isSet(QStringLiteral("no-publish-tools")),
+                                parser.isSet(QStringLiteral("strict"))};
     std::unique_ptr<InnerTransport> server;
     if (!innerUrl.isEmpty()) {
         QList<QPair<QByteArray, QByteArray>> headers;

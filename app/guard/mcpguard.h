@@ -44,6 +44,7 @@ public:
         QString root;
         ToolPolicy policy;
         bool publishTools = true;
+        bool alwaysStrict = false; // --strict: every change covered by a lease, however many live
     };
     using Send = std::function<void(const nlohmann::json &)>;
 

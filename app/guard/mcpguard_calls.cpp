@@ -162,7 +162,7 @@ void McpGuard::guardedCall(const json &message, Reply reply)
                         .arg(tool, m_settings.service.base.toString(), r.explanation())));
         }
         const json pins = r.body.value("pins", json::array());
-        const bool strict = r.body.value("strict", true);
+        const bool strict = m_settings.alwaysStrict || r.body.value("strict", true);
         QStringList unlocked;
         for (const json &u : r.body.value("uncovered", json::array()))
             if (u.is_string())
