@@ -35,7 +35,10 @@ const std::vector<AppFlag> &connectionFlags()
         {"config", "FILE", "The instance's config file (for its address).", ""},
         {"timeout", "SECONDS", "Give up on a request after this long (default 10).", ""},
         {"root", "DIR", "The workspace root every agent and the instance share.", ""},
-        {"strict", nullptr, "When the instance cannot be asked, refuse instead of warning.", ""},
+        {"strict", nullptr,
+         "Refuse what cannot be judged: when the instance cannot be asked (hook, git), or a "
+         "change no lease of this agent covers (mcp).",
+         ""},
     };
     return all;
 }
