@@ -2,6 +2,7 @@
 
 #include "leasestore.h"
 #include "ledgerparts.h"
+#include "sqlitestatement.h"
 
 #include <QObject>
 #include <QSqlQuery>
@@ -106,9 +107,9 @@ private:
     // The writer's prepared statements (writer thread only).
     struct Statements
     {
-        QSqlQuery begin, commit, rollback;
-        QSqlQuery putLease, dropLease, putAgent, reserve, putKey;
-        QSqlQuery append;                 // into partition appendPart
+        SqliteStatement begin, commit, rollback;
+        SqliteStatement putLease, dropLease, putAgent, reserve, putKey;
+        SqliteStatement append;           // into partition appendPart
         std::uint64_t appendPart = ~0ull; // none prepared yet
     };
     std::unique_ptr<Statements> m_statements;

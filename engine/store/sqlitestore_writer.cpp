@@ -22,63 +22,12 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcStore, "leasehold.store")
 
-// The writer's placeholders, :p0 to :p9, made once: QtSql binds a value by position through a
-// string it formats for the position, which costs more than the insert itself, so statements
-// are prepared and bound by these names instead.
-constexpr int kMaxValues = 10; // no statement of the writer takes more
-const QString &placeholder(int i)
-{
-    static const auto names = [] {
-        std::array<QString, kMaxValues> all;
-        for (int n = 0; n < kMaxValues; ++n)
-            all[std::size_t(n)] = QStringLiteral(":p%1").arg(n);
-        return all;
-    }();
-    if (i < 0 || i >= kMaxValues)
-        qFatal("the store's writer has placeholders for %d values, not %d", kMaxValues, i + 1);
-    return names[std::size_t(i)];
-}
-
-// Prepares `sql` on `db` with placeholder(0), placeholder(1), ... in place of its '?'s.
-QSqlQuery prepared(const QSqlDatabase &db, const char *sql)
-{
-    QString text;
-    int n = 0;
-    for (const char *c = sql; *c; ++c)
-        text += *c == '?' ? placeholder(n++) : QString(QLatin1Char(*c));
-    QSqlQuery q(db);
-    if (!q.prepare(text))
-        qCCritical(lcStore) << "cannot prepare" << text << q.lastError().text();
-    return q;
-}
-
-// What SQLite's error says about the disk, as a health the engine host can act on.
+// What SQLite's error, as QtSql reports it, says about the disk.
 StoreHealth healthOf(const QSqlError &error)
 {
-    StoreHealth h;
-    h.detail = error.text().toStdString();
     bool numeric = false;
-    const int code = error.nativeErrorCode().toInt(&numeric) & 0xff; // the primary result code
-    switch (numeric ? code : -1) {
-    case 13: // SQLITE_FULL
-        h.problem = StoreHealth::Problem::DiskFull;
-        break;
-    case 8: // SQLITE_READONLY
-    case 3: // SQLITE_PERM
-        h.problem = StoreHealth::Problem::ReadOnly;
-        break;
-    case 5: // SQLITE_BUSY
-    case 6: // SQLITE_LOCKED
-        h.problem = StoreHealth::Problem::Locked;
-        break;
-    case 14: // SQLITE_CANTOPEN
-        h.problem = StoreHealth::Problem::CannotOpen;
-        break;
-    default: // SQLITE_IOERR, SQLITE_CORRUPT and anything unexpected
-        h.problem = StoreHealth::Problem::IoError;
-        break;
-    }
-    return h;
+    const int code = error.nativeErrorCode().toInt(&numeric);
+    return healthOfCode(numeric ? code : -1, error.text().toStdString());
 }
 
 } // namespace
@@ -236,57 +185,45 @@ bool SqliteStore::giveUpAtClose(std::size_t batchOps)
 
 bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
 {
-    // Prepared once per connection, BEGIN and COMMIT too (QSqlDatabase::transaction() and
-    // commit() prepare theirs each time): preparing costs more than most of the statements.
+    sqlite3 *handle = sqliteHandle(db);
+    // Prepared once per connection, BEGIN and COMMIT too: preparing costs more than most of the
+    // statements.
     if (!m_statements) {
         m_statements = std::make_unique<Statements>(Statements{
-            prepared(db, "BEGIN"),
-            prepared(db, "COMMIT"),
-            prepared(db, "ROLLBACK"),
-            prepared(db, "INSERT INTO leases VALUES (CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS "
-                         "TEXT), CAST(? AS TEXT), ?, ?, ?, ?) ON CONFLICT (lease_id) DO UPDATE "
-                         "SET resource = excluded.resource, holder = excluded.holder, mode = "
-                         "excluded.mode, token = excluded.token, granted_at = "
-                         "excluded.granted_at, expires_at = excluded.expires_at, ttl_ms = "
-                         "excluded.ttl_ms"),
-            prepared(db, "DELETE FROM leases WHERE lease_id = CAST(? AS TEXT)"),
-            prepared(db, "INSERT INTO agents VALUES (CAST(? AS TEXT), ?, ?, ?, ?) ON CONFLICT "
-                         "(did) DO UPDATE SET trust = excluded.trust, releases = "
-                         "excluded.releases, expiries = excluded.expiries, suspended = "
-                         "excluded.suspended"),
-            prepared(db, "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = "
-                         "'token_end'"),
-            prepared(db, "INSERT OR REPLACE INTO keys VALUES (CAST(? AS TEXT), CAST(? AS TEXT), "
-                         "CAST(? AS TEXT), ?)"),
-            QSqlQuery(db), // append: prepared for the partition the first event goes to
+            {handle, "BEGIN"},
+            {handle, "COMMIT"},
+            {handle, "ROLLBACK"},
+            {handle, "INSERT INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (lease_id) DO "
+                     "UPDATE SET resource = excluded.resource, holder = excluded.holder, mode = "
+                     "excluded.mode, token = excluded.token, granted_at = excluded.granted_at, "
+                     "expires_at = excluded.expires_at, ttl_ms = excluded.ttl_ms"},
+            {handle, "DELETE FROM leases WHERE lease_id = ?"},
+            {handle, "INSERT INTO agents VALUES (?, ?, ?, ?, ?) ON CONFLICT (did) DO UPDATE SET "
+                     "trust = excluded.trust, releases = excluded.releases, expiries = "
+                     "excluded.expiries, suspended = excluded.suspended"},
+            {handle, "UPDATE meta SET value = MAX(CAST(value AS INTEGER), ?) WHERE key = "
+                     "'token_end'"},
+            {handle, "INSERT OR REPLACE INTO keys VALUES (?, ?, ?, ?)"},
+            {}, // append: prepared for the partition the first event goes to
             ~0ull,
         });
     }
     Statements &st = *m_statements;
-    if (!st.begin.exec()) {
-        m_lastError = healthOf(st.begin.lastError());
-        qCWarning(lcStore) << "cannot begin a transaction:" << st.begin.lastError().text();
-        return false;
-    }
     bool ok = true;
-    auto run = [this, &ok](QSqlQuery &q, std::initializer_list<QVariant> values) {
-        int i = 0;
-        for (const QVariant &v : values)
-            q.bindValue(placeholder(i++), v);
-        if (!q.exec()) {
-            m_lastError = healthOf(q.lastError());
-            qCDebug(lcStore) << "write failed:" << q.lastError().text();
+    // Runs `q` (its values bound by the caller); a failure is remembered and ends the batch.
+    auto run = [this, &ok](SqliteStatement &q) {
+        const int rc = q.run();
+        if (rc != 101) { // SQLITE_DONE
+            m_lastError = q.health(rc);
+            qCDebug(lcStore) << "write failed:" << m_lastError.detail.c_str();
             ok = false;
         }
     };
-    // Text goes to SQLite as the UTF-8 bytes it already is (a blob the statement casts to
-    // TEXT), not through QString and back: no conversion, no copy.
-    auto text = [](std::string_view s) {
-        return QVariant(QByteArray::fromRawData(s.data(), qsizetype(s.size())));
-    };
-    auto facts = [](const EventFacts &f) {
-        return QVariant(QByteArray::fromStdString(encodeFacts(f)));
-    };
+    run(st.begin);
+    if (!ok) {
+        qCWarning(lcStore) << "cannot begin a transaction:" << m_lastError.detail.c_str();
+        return false;
+    }
     // Within one batch only the last word on a lease or an agent counts: a lease granted and
     // released in the same batch is never written, a lease extended twice is written once, an
     // agent row is written once.
@@ -308,6 +245,7 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
             return lastAgent[a->agent.actorDid] != at;
         return false;
     };
+    std::string facts; // an event's encoded facts, alive until its insert has run
     for (std::size_t index = 0; index < ops.size() && ok; ++index) {
         const StoreOp &item = ops[index];
         if (superseded(item, index))
@@ -315,16 +253,30 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
         std::visit(Overloaded{
                        [&](const PutLease &p) {
                            const LeaseInfo &l = p.lease;
-                           run(st.putLease,
-                               {text(l.leaseId), text(l.resource), text(l.holder),
-                                text(modeName(l.mode)), qlonglong(l.token), qlonglong(l.grantedAt),
-                                qlonglong(l.expiresAt), qlonglong(l.ttlMs)});
+                           SqliteStatement &q = st.putLease;
+                           q.text(1, l.leaseId);
+                           q.text(2, l.resource);
+                           q.text(3, l.holder);
+                           q.text(4, modeName(l.mode));
+                           q.integer(5, std::int64_t(l.token));
+                           q.integer(6, l.grantedAt);
+                           q.integer(7, l.expiresAt);
+                           q.integer(8, l.ttlMs);
+                           run(q);
                        },
-                       [&](const DropLease &d) { run(st.dropLease, {text(d.leaseId)}); },
+                       [&](const DropLease &d) {
+                           st.dropLease.text(1, d.leaseId);
+                           run(st.dropLease);
+                       },
                        [&](const PutAgent &p) {
                            const AgentState &a = p.agent;
-                           run(st.putAgent, {text(a.actorDid), a.trust, qlonglong(a.releases),
-                                             qlonglong(a.expiries), int(a.suspended)});
+                           SqliteStatement &q = st.putAgent;
+                           q.text(1, a.actorDid);
+                           q.real(2, a.trust);
+                           q.integer(3, std::int64_t(a.releases));
+                           q.integer(4, std::int64_t(a.expiries));
+                           q.integer(5, a.suspended ? 1 : 0);
+                           run(q);
                        },
                        [&](const AppendEvent &a) {
                            const LedgerEvent &e = a.event;
@@ -333,34 +285,49 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
                                ok = false;
                                return;
                            }
-                           run(st.append, {qlonglong(e.seq), qlonglong(e.at),
-                                           text(eventKindName(e.kind)), text(e.actorDid),
-                                           text(e.resource), text(e.leaseId), qlonglong(e.token),
-                                           qlonglong(e.ttlMs), text(e.reason), facts(e.facts)});
+                           facts = encodeFacts(e.facts);
+                           SqliteStatement &q = st.append;
+                           q.integer(1, std::int64_t(e.seq));
+                           q.integer(2, e.at);
+                           q.text(3, eventKindName(e.kind));
+                           q.text(4, e.actorDid);
+                           q.text(5, e.resource);
+                           q.text(6, e.leaseId);
+                           q.integer(7, std::int64_t(e.token));
+                           q.integer(8, e.ttlMs);
+                           q.text(9, e.reason);
+                           q.blob(10, facts);
+                           run(q);
                        },
                        [&](const ReserveTokens &r) {
-                           if (r.end > 0)
-                               run(st.reserve, {qlonglong(r.end)});
+                           if (r.end == 0)
+                               return;
+                           st.reserve.integer(1, std::int64_t(r.end));
+                           run(st.reserve);
                        },
                        [&](const PutKey &p) {
                            const StoredKey &k = p.key;
-                           run(st.putKey, {text(k.digestHex), text(k.did), text(k.role),
-                                           qlonglong(k.createdAt)});
+                           SqliteStatement &q = st.putKey;
+                           q.text(1, k.digestHex);
+                           q.text(2, k.did);
+                           q.text(3, k.role);
+                           q.integer(4, k.createdAt);
+                           run(q);
                        },
                    },
                    item);
     }
-    if (ok && !st.commit.exec()) {
-        m_lastError = healthOf(st.commit.lastError());
-        ok = false;
-    }
+    if (ok)
+        run(st.commit);
     if (!ok) {
         qCDebug(lcStore) << "batch of" << ops.size() << "operations not committed; retrying";
-        st.rollback.exec();
+        st.rollback.run();
         st.appendPart = ~0ull; // a partition created in the batch is gone with it
         // After an I/O error SQLite may keep the connection in a state only a reopen clears.
-        if (m_lastError.problem != StoreHealth::Problem::Locked)
+        if (m_lastError.problem != StoreHealth::Problem::Locked) {
+            m_statements.reset();
             db.close();
+        }
         return false;
     }
     return true;
@@ -374,14 +341,19 @@ bool SqliteStore::useLedgerPartition(QSqlDatabase &db, std::uint64_t part)
     // A new partition: created in the batch's transaction, so a rollback takes it back too
     // (and forgets appendPart). A sequence number is never reused; were one replayed, the first
     // word stands.
-    if (!ledgerparts::create(db, part))
+    if (!ledgerparts::create(db, part)) {
+        m_lastError = healthOf(db.lastError());
         return false;
-    st.append = prepared(db, QStringLiteral("INSERT OR IGNORE INTO %1 VALUES (?, ?, CAST(? AS "
-                                            "TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS "
-                                            "TEXT), ?, ?, CAST(? AS TEXT), ?)")
-                                 .arg(ledgerparts::table(part))
-                                 .toUtf8()
-                                 .constData());
+    }
+    st.append = SqliteStatement(
+        sqliteHandle(db), QStringLiteral("INSERT OR IGNORE INTO %1 VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+                                         "?, ?)")
+                              .arg(ledgerparts::table(part))
+                              .toStdString());
+    if (!st.append.valid()) {
+        m_lastError = st.append.health(1);
+        return false;
+    }
     st.appendPart = part;
     return true;
 }
