@@ -196,21 +196,30 @@ HttpReply McpServer::endSession(const RestCall &call)
 
 void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &deferral)
 {
+    // Read first, so that an error about the transport or the session answers the request's
+    // own id (JSON-RPC: null only when the id cannot be known).
+    std::string error;
+    std::optional<json> doc =
+        call.method == "POST" ? parseJson(call.body, &error) : std::optional<json>();
+    const auto withId = [&doc](HttpReply reply) {
+        if (doc && doc->is_object() && doc->contains("id") && reply.body.is_object() &&
+            reply.body.contains("error") && reply.body.value("id", json()).is_null())
+            reply.body["id"] = (*doc)["id"];
+        return reply;
+    };
     if (std::optional<HttpReply> refused = checkTransport(call))
-        return respond(std::move(*refused));
+        return respond(withId(std::move(*refused)));
     if (call.method == "DELETE")
         return respond(endSession(call));
-    std::string error;
-    std::optional<json> doc = parseJson(call.body, &error);
     if (!doc)
         return respond(rpc::httpError(400, rpc::kParseError, "parse error: " + error));
     if (doc->is_object() && doc->contains("method") && (*doc)["method"] == "initialize")
-        return respond(initialize(call, *doc));
+        return respond(withId(initialize(call, *doc)));
 
     std::optional<HttpReply> refusal;
     McpSession *session = sessionFor(call, refusal);
     if (!session)
-        return respond(std::move(*refusal));
+        return respond(withId(std::move(*refusal)));
     m_sessions->touch(*session);
     const bool batch = doc->is_array();
     if (batch && (doc->empty() || session->protocolVersion != "2025-03-26"))

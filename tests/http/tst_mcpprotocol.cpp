@@ -92,15 +92,21 @@ void TstMcpProtocol::initializeNegotiatesTheVersion()
 void TstMcpProtocol::sessionsAreRequiredAndEndWithDelete()
 {
     McpClient a(*s, kKeyA);
-    HttpResult r = a.rpc("ping");
+    HttpResult r = a.rpc("ping", json::object(), 41);
     QCOMPARE(r.status, 400);
     JCOMPARE(r.body["error"]["code"], -32000);
     JCOMPARE(r.body["jsonrpc"], "2.0");
+    JCOMPARE(r.body["id"], 41); // an error answers the request's own id
 
     a.session = "0123456789abcdef";
-    r = a.rpc("ping");
+    r = a.rpc("ping", json::object(), 42);
     QCOMPARE(r.status, 404);
     JCOMPARE(r.body["error"]["code"], -32001);
+    JCOMPARE(r.body["id"], 42);
+    // Only when the id cannot be known is it null: a body that is not JSON.
+    r = ServiceFixture::finish(a.send("POST", "{not json"));
+    QCOMPARE(r.status, 400);
+    JCOMPARE(r.body["id"], nullptr);
 
     QCOMPARE(a.initialize().status, 200);
     QCOMPARE(a.rpc("ping").status, 200);
@@ -173,9 +179,11 @@ void TstMcpProtocol::protocolVersionHeader()
     a.version = header;
     const HttpResult r = a.rpc("ping");
     QCOMPARE(r.status, status);
-    if (status == 400)
+    if (status == 400) {
         QVERIFY(r.body["error"]["message"].get<std::string>().find("MCP-Protocol-Version") !=
                 std::string::npos);
+        JCOMPARE(r.body["id"], 1);
+    }
 }
 
 void TstMcpProtocol::originAndHostMustBeLocal_data()
