@@ -95,8 +95,8 @@ GitGuard::Outcome judge(const GitGuard::Settings &settings, const QStringList &p
         json batch = json::array();
         for (const QString &n : names.mid(from, kPerCheck))
             batch.push_back(n.toStdString());
-        const ServiceClient::Reply r =
-            service.postNow(kCheck, {{"resources", batch}, {"mode", "write"}});
+        const ServiceClient::Reply r = service.postNow(
+            kCheck, {{"resources", batch}, {"mode", "write"}, {"op", what.toStdString()}});
         if (r.status == 200)
             continue;
         if (r.status == 409) {

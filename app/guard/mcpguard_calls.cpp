@@ -147,7 +147,11 @@ void McpGuard::guardedCall(const json &message, Reply reply)
         else
             unjudged << n.problem;
     }
-    const json body = {{"resources", names}, {"mode", "write"}, {"pin", true}, {"wording", "lock"}};
+    const json body = {{"resources", names},
+                       {"mode", "write"},
+                       {"pin", true},
+                       {"wording", "lock"},
+                       {"op", tool.left(64).toStdString()}};
     auto judged = [this, message, id, tool, unjudged, reply](ServiceClient::Reply r) {
         if (r.status == 409 || r.status == 403) {
             const QString sentence =

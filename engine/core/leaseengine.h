@@ -113,6 +113,12 @@ public:
     // An agent's persistent part (trust, counts, suspension).
     std::optional<AgentState> agentState(const std::string &did) const;
 
+    // Records that a change made outside the engine's own calls — `op`, a guarded tool's name,
+    // a commit — was refused by `refusal` (a guard's POST /check): counted and in the ledger
+    // like any refusal, so operators see the agents the guards stopped.
+    void recordGuardRefusal(const std::string &actor, const Refusal &refusal,
+                            const std::string &op);
+
     // Liveness as the host sees it: the agent's live MCP sessions and every surface it was
     // seen on within the live window (a set of Via). Feeds the agents view.
     void setPresence(const std::string &did, int liveSessions, ViaSet via);

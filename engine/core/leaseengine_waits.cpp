@@ -310,6 +310,14 @@ void LeaseEngine::recordEvent(EventKind kind, const std::string &actor, const st
     recordEvent(kind, actor, resource, leaseId, token, std::move(reason), [](EventFacts &) {});
 }
 
+void LeaseEngine::recordGuardRefusal(const std::string &actor, const Refusal &r,
+                                     const std::string &op)
+{
+    countRefusal(r);
+    recordRefusal(actor, r, op.c_str());
+    settle();
+}
+
 void LeaseEngine::recordRefusal(const std::string &actor, const Refusal &r, const char *op,
                                 Mode mode)
 {

@@ -46,6 +46,7 @@ json requestSchema(const QString &path)
                  {"actorDid", str()},
                  {"mode", {{"type", "string"}, {"enum", {"read", "write", "delete"}}}},
                  {"pin", {{"type", "boolean"}}},
+                 {"op", str()},
                  {"wording", {{"type", "string"}, {"enum", {"rest", "lock", "tool"}}}}};
     } else if (last == QLatin1String("pin")) {
         props = {{"leaseId", str()}, {"actorDid", str()}};

@@ -32,6 +32,7 @@ void RestApi::check(const RestCall &call, const Respond &respond) const
     const auto modeText = r.string("mode", false, 16);
     const auto pin = r.boolean("pin", false);
     const auto wording = r.string("wording", false, 16);
+    const auto op = r.string("op", false, 64);
     if (r.failed())
         return respond(invalid(r.error()));
     const std::optional<Mode> mode = modeText ? parseMode(*modeText) : Mode::Write;
@@ -64,6 +65,9 @@ void RestApi::check(const RestCall &call, const Respond &respond) const
         no.heldResource = held->resource;
         no.heldForMs = now - held->grantedAt;
         no.expiresInMs = std::max<std::int64_t>(0, held->expiresAt - now);
+        // Operators see the agents a guard stopped, as they see refused acquires.
+        m_host.run(
+            [&](LeaseEngine &e) { e.recordGuardRefusal(in->actor, no, op.value_or("check")); });
         return respond(refusal(no, *steps));
     }
 

@@ -59,7 +59,19 @@ void TstGuardCheck::anotherAgentsLeaseRefusesNamingTheHolder()
     QVERIFY2(message.find("fs:src/app.cpp is held by did:agent:a through fs:src") == 0,
              message.c_str());
     QVERIFY2(message.find("call lock_acquire again") != std::string::npos, message.c_str());
-    // The holder itself is not refused, and a check takes nothing and records nothing.
+    // The refusal is in the ledger and the counters, as the change the guard asked about.
+    const HttpResult named = check({{"resource", "src/b.cpp"}, {"op", "write_file"}}, kKeyB);
+    QCOMPARE(named.status, 409);
+    const std::vector<LedgerEvent> events = s->host->ledger(0, 1000);
+    QVERIFY(!events.empty());
+    const LedgerEvent &refused = events.back();
+    QCOMPARE(refused.kind, EventKind::Refused);
+    QCOMPARE(refused.actorDid, std::string("did:agent:b"));
+    QCOMPARE(refused.resource, std::string("fs:src/b.cpp"));
+    QCOMPARE(refused.facts.op, std::string("write_file"));
+    QCOMPARE(refused.facts.holder, std::string("did:agent:a"));
+    QCOMPARE(s->host->engine().snapshot().counters.refusals[size_t(RefusalReason::LeaseHeld)], 2u);
+    // The holder itself is not refused, and a check that passes takes and records nothing.
     const std::uint64_t seq = s->host->engine().snapshot().lastSeq;
     QCOMPARE(check({{"resource", "src/app.cpp"}}, kKeyA).status, 200);
     QCOMPARE(s->host->engine().snapshot().lastSeq, seq);
