@@ -124,15 +124,29 @@ bool SqliteStore::createOrCheckSchema(QSqlDatabase &db, std::string *error)
     }
     for (const char *statement : {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"})
         q.exec(QLatin1String(statement));
-    QSqlQuery check(db);
-    if (!check.exec(QStringLiteral("PRAGMA quick_check")) || !check.next() ||
-        check.value(0).toString() != QStringLiteral("ok")) {
-        *error = path.toStdString() +
-                 " is damaged (quick_check: " + check.value(0).toString().toStdString() +
-                 "); it was left untouched";
-        return false;
+    // What the service needs to go on — leases, agents, keys, the token mark, the ledger's
+    // summary (and, before a migration, the old ledger it will read) — is checked whole before
+    // anything is written. The ledger's partitions are not: months of them would hold up every
+    // start by minutes, and a damaged page there costs the events on it, not the state.
+    QStringList checked;
+    QSqlQuery present(db);
+    present.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+                                "('meta', 'leases', 'agents', 'keys', 'ledger_actors', 'ledger')"));
+    while (present.next())
+        checked << present.value(0).toString();
+    present.finish();
+    for (const QString &table : checked) {
+        QSqlQuery check(db);
+        if (!check.exec(QStringLiteral("PRAGMA quick_check(%1)").arg(table)) || !check.next() ||
+            check.value(0).toString() != QStringLiteral("ok")) {
+            *error = path.toStdString() + " is damaged (quick_check of " + table.toStdString() +
+                     ": " +
+                     (check.isActive() ? check.value(0).toString() : check.lastError().text())
+                         .toStdString() +
+                     "); it was left untouched";
+            return false;
+        }
     }
-    check.finish();
     if (!migrate(db, migrateFrom, m_options.partitionRows, error))
         return false;
     for (const char *statement : kSchema) {

@@ -30,8 +30,32 @@ private slots:
     void queriesPageAcrossPartitionsWithEveryFilter();
     void sealedPartitionsGetTheirIndexes();
     void aSchemaTwoLedgerIsMovedIntoPartitions();
+    void damagedStateIsRefusedButNotADamagedLedgerPage();
 
 private:
+    // Overwrites the b-tree header of `table`'s root page with 0xff bytes.
+    [[nodiscard]] bool damage(const QString &table)
+    {
+        int page = 0;
+        int pageSize = 0;
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "damage");
+            db.setDatabaseName(path());
+            QSqlQuery q(db);
+            if (!db.open() || !q.exec("PRAGMA wal_checkpoint(TRUNCATE)") ||
+                !q.exec("SELECT rootpage FROM sqlite_master WHERE name = '" + table + "'") ||
+                !q.next())
+                return false;
+            page = q.value(0).toInt();
+            if (!q.exec("PRAGMA page_size") || !q.next())
+                return false;
+            pageSize = q.value(0).toInt();
+        }
+        QSqlDatabase::removeDatabase("damage");
+        QFile f(path());
+        return page > 1 && f.open(QIODevice::ReadWrite) && f.seek(qint64(page - 1) * pageSize) &&
+               f.write(QByteArray(12, '\xff')) == 12;
+    }
     QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
     // Submits and returns once the writer reported the ticket durable.
     // Whether the store made `ops` durable within 5 s: QVERIFY(commit(...)).
@@ -260,6 +284,44 @@ void TstSqliteStore::aForeignDatabaseIsRefusedAndLeftAlone()
     QSqlQuery q(db);
     QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*) FROM sqlite_master")) && q.next());
     QCOMPARE(q.value(0).toInt(), 1); // nothing was added to it
+}
+
+void TstSqliteStore::damagedStateIsRefusedButNotADamagedLedgerPage()
+{
+    LeaseInfo held{"ls_1", "fs:src/a.cpp", "did:agent:a", Mode::Write, 7, 1000, 61000, 60000};
+    auto fill = [&] {
+        SqliteStore store({path()});
+        std::string error;
+        QVERIFY2(store.load(&error), error.c_str());
+        QVERIFY(commit(store, {PutLease{held}, AppendEvent{event(1, "did:agent:a")},
+                               AppendEvent{event(2, "did:agent:b")}}));
+    };
+    // A damaged ledger partition does not hold up the start: its events are lost, not the state.
+    fill();
+    QVERIFY(damage(QStringLiteral("ledger_p00000000")));
+    {
+        SqliteStore store({path()});
+        std::string error;
+        const std::optional<StoredState> state = store.load(&error);
+        QVERIFY2(state, error.c_str());
+        QCOMPARE(state->leases.size(), 1u);
+    }
+    // Damaged state does: the start is refused, naming the table, and the file is left as it is.
+    QVERIFY(QFile::remove(path()));
+    fill();
+    QVERIFY(damage(QStringLiteral("leases")));
+    QFile before(path());
+    QVERIFY(before.open(QIODevice::ReadOnly));
+    const QByteArray bytes = before.readAll();
+    before.close();
+    SqliteStore store({path()});
+    std::string error;
+    QVERIFY(!store.load(&error));
+    QVERIFY2(error.find("is damaged (quick_check of leases") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("left untouched") != std::string::npos, error.c_str());
+    QFile after(path());
+    QVERIFY(after.open(QIODevice::ReadOnly));
+    QCOMPARE(after.readAll(), bytes);
 }
 
 QTEST_MAIN(TstSqliteStore)
