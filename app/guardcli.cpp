@@ -187,6 +187,10 @@ int guardMcp(const QStringList &arguments)
         {"inner-url", "URL", "The inner server over Streamable HTTP instead of a command.", ""},
         {"inner-header", "NAME: VALUE", "A header for every request to --inner-url (repeatable).",
          ""},
+        {"presence-every", "SECONDS",
+         "Tell the instance the agent is live at least this often while its client is active "
+         "(default 60).",
+         ""},
         {"no-publish-tools", nullptr,
          "Do not add lock_acquire, lock_release and lock_status to the tool list.", ""},
     };
@@ -222,13 +226,23 @@ int guardMcp(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("enforced-tools")))
         patterns = parser.value(QStringLiteral("enforced-tools"))
                        .split(QLatin1Char(','), Qt::SkipEmptyParts);
+    int presenceEveryS = 60;
+    if (parser.isSet(QStringLiteral("presence-every"))) {
+        bool ok = false;
+        presenceEveryS = parser.value(QStringLiteral("presence-every")).toInt(&ok);
+        if (!ok || presenceEveryS < 0 || presenceEveryS > 3600) {
+            err << "leasehold guard mcp: --presence-every must be 0 to 3600 seconds\n";
+            return 2;
+        }
+    }
     McpGuard::Settings settings{{to->url, to->key, to->agent, "guard", to->timeoutMs},
                                 parser.isSet(QStringLiteral("root"))
                                     ? parser.value(QStringLiteral("root"))
                                     : QDir::currentPath(),
                                 ToolPolicy(patterns, pathParams),
                                 !parser.isSet(QStringLiteral("no-publish-tools")),
-                                parser.isSet(QStringLiteral("strict"))};
+                                parser.isSet(QStringLiteral("strict")),
+                                presenceEveryS * 1000};
     std::unique_ptr<InnerTransport> server;
     if (!innerUrl.isEmpty()) {
         QList<QPair<QByteArray, QByteArray>> headers;

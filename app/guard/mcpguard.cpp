@@ -65,8 +65,18 @@ void McpGuard::fromClient(const json &message)
     }
 }
 
+void McpGuard::keepPresent()
+{
+    if (m_sinceContact.isValid() && m_sinceContact.elapsed() < m_settings.presenceEveryMs)
+        return;
+    m_sinceContact.start();
+    m_service.post(QStringLiteral("/api/v1/acp/coordination/check"), json::object(),
+                   [](ServiceClient::Reply) {});
+}
+
 void McpGuard::takeFromClient(const json &message)
 {
+    keepPresent();
     if (message.is_discarded())
         return m_toClient(rpcError(nullptr, -32700, QStringLiteral("parse error: not JSON")));
     if (message.is_array())

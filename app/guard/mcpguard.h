@@ -5,6 +5,7 @@
 #include "toolpolicy.h"
 #include "workspacepaths.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,9 @@ public:
         ToolPolicy policy;
         bool publishTools = true;
         bool alwaysStrict = false; // --strict: every change covered by a lease, however many live
+        // An agent that only reads through the guard still says it is live this often (the
+        // service's live window is minutes), so the others stay strict while it works.
+        int presenceEveryMs = 60'000;
     };
     using Send = std::function<void(const nlohmann::json &)>;
 
@@ -78,6 +82,8 @@ private:
     void guardedCall(const nlohmann::json &message, Reply reply);
     void withLockTools(std::function<void(const nlohmann::json &tools)> then);
     void unpin(const nlohmann::json &pins);
+    // Tells the service the agent is here, when it has not heard from this guard for a while.
+    void keepPresent();
 
     static bool isLockTool(const std::string &name);
     static bool isLockCall(const nlohmann::json &message);
@@ -98,4 +104,5 @@ private:
     nlohmann::json m_lockTools;                // the central's lock_* definitions, once known
     std::vector<std::function<void(const nlohmann::json &)>> m_waitingForTools;
     bool m_fetchingTools = false;
+    QElapsedTimer m_sinceContact; // since the service last heard from this guard
 };

@@ -203,6 +203,7 @@ void McpGuard::guardedCall(const json &message, Reply reply)
             },
             true);
     };
+    m_sinceContact.start();
     m_service.post(kBase + QStringLiteral("/check"), body, judged);
 }
 

@@ -26,6 +26,7 @@ const KEYS = {
     { key: 'key-agent-a-0123456789', did: 'did:agent:a', role: 'agent' },
     { key: 'key-agent-b-0123456789', did: 'did:agent:b', role: 'agent' },
     { key: 'key-agent-c-0123456789', did: 'did:agent:c', role: 'agent' },
+    { key: 'key-agent-d-0123456789', did: 'did:agent:d', role: 'agent' },
   ],
 };
 const require = createRequire(import.meta.url);
@@ -186,6 +187,29 @@ test('a raw 2025-03-26 batch settles its lock call first, then the edit it prote
   assert.ok(!mixed[1].result.isError, JSON.stringify(mixed[1]));
   child.stdin.end();
   assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 0);
+});
+
+test('an agent that only reads through the guard is live, so the others stay strict', async () => {
+  const transport = new StdioClientTransport({
+    command: process.env.LEASEHOLD_BINARY,
+    args: guardArgs('key-agent-d-0123456789', ['--presence-every', '0']),
+    stderr: 'pipe',
+  });
+  // d is new to the service: only the guard's word makes it live.
+  const reader = new Client({ name: 'agent-d', version: '1.0.0' });
+  await reader.connect(transport);
+  const read = await reader.callTool({ name: 'read_text_file', arguments: { path: join(workspace, 'src', 'a.txt') } });
+  assert.ok(!read.isError);
+  // The guard's word travels beside the calls, not inside them: ask until it has arrived.
+  let d;
+  for (let attempt = 0; attempt < 500 && !d; ++attempt) {
+    const status = await (await fetch(`${server.url}/api/v1/acp/coordination/status`,
+                                      { headers: { Authorization: 'Bearer key-agent-a-0123456789' } })).json();
+    d = status.agents.find((agent) => agent.actorDid === 'did:agent:d');
+  }
+  assert.ok(d, 'd is known to the service');
+  assert.deepEqual(d.via, ['guard']);
+  await reader.close();
 });
 
 test('an inner server that dies leaves isError results, not hangs', async () => {
