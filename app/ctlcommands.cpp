@@ -18,7 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-const QString kBase = QStringLiteral("/api/v1/acp/coordination");
+const QString kBase = QLatin1String(ServiceClient::kBase);
 
 QString text(const json &value)
 {

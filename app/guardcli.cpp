@@ -65,6 +65,22 @@ bool parse(QCommandLineParser &parser, const QStringList &arguments, const QStri
     return true;
 }
 
+// Where the instance is and who to be there, as `via` (Connection::resolve); on a bad flag
+// prints why as `who` and sets `exitCode` to `failCode`.
+std::optional<ServiceClient::Settings> serviceFrom(const QCommandLineParser &parser,
+                                                   Connection::Sources sources, const char *via,
+                                                   const char *who, int failCode, int *exitCode)
+{
+    QString error;
+    const std::optional<Connection> to = Connection::resolve(parser, sources, &error);
+    if (!to) {
+        QTextStream(stderr) << who << ": " << error << "\n";
+        *exitCode = failCode;
+        return std::nullopt;
+    }
+    return ServiceClient::Settings{to->url, to->key, to->agent, via, to->timeoutMs};
+}
+
 int hookClaudeCode(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -78,14 +94,12 @@ int hookClaudeCode(const QStringList &arguments)
                               "install-hooks claude-code`."),
                extra, &code))
         return code;
-    QString error;
-    const std::optional<Connection> to = Connection::resolve(parser, {}, &error);
-    if (!to) {
-        QTextStream(stderr) << "leasehold hook: " << error << "\n";
-        return 1; // a hook that cannot start must not block the agent
-    }
+    // A hook that cannot start must not block the agent: a non-blocking error (1).
+    const auto service = serviceFrom(parser, {}, "hook", "leasehold hook", 1, &code);
+    if (!service)
+        return code;
     ClaudeCodeHook::Settings settings;
-    settings.service = {to->url, to->key, to->agent, "hook", to->timeoutMs};
+    settings.service = *service;
     settings.root = parser.value(QStringLiteral("root"));
     settings.strict = parser.isSet(QStringLiteral("strict"));
     if (parser.isSet(QStringLiteral("ttl"))) {
@@ -128,16 +142,13 @@ int guardGit(const QStringList &arguments)
                "--agent DID] [--root DIR] [--strict]\n";
         return 2;
     }
-    QString error;
     // A person committing speaks with the instance's admin key when it has no key of its own.
-    const std::optional<Connection> to =
-        Connection::resolve(parser, {.adminFallback = true, .agentFlag = true}, &error);
-    if (!to) {
-        err << "leasehold guard git: " << error << "\n";
-        return 2;
-    }
+    const auto service = serviceFrom(parser, {.adminFallback = true, .agentFlag = true}, "git",
+                                     "leasehold guard git", 2, &code);
+    if (!service)
+        return code;
     GitGuard::Settings settings;
-    settings.service = {to->url, to->key, to->agent, "git", to->timeoutMs};
+    settings.service = *service;
     if (settings.service.key.isEmpty() && settings.service.agent.isEmpty())
         settings.service.agent =
             QStringLiteral("did:op:") + qEnvironmentVariable("USER", QStringLiteral("person"));
@@ -208,12 +219,9 @@ int guardMcp(const QStringList &arguments)
                "(-- COMMAND [ARGS...] | --inner-url URL)\n";
         return 2;
     }
-    QString error;
-    const std::optional<Connection> to = Connection::resolve(parser, {}, &error);
-    if (!to) {
-        err << "leasehold guard mcp: " << error << "\n";
-        return 2;
-    }
+    const auto service = serviceFrom(parser, {}, "guard", "leasehold guard mcp", 2, &code);
+    if (!service)
+        return code;
     QHash<QString, QStringList> pathParams;
     for (const QString &v : parser.values(QStringLiteral("path-params"))) {
         if (!ToolPolicy::parsePathParams(v, &pathParams)) {
@@ -235,7 +243,7 @@ int guardMcp(const QStringList &arguments)
             return 2;
         }
     }
-    McpGuard::Settings settings{{to->url, to->key, to->agent, "guard", to->timeoutMs},
+    McpGuard::Settings settings{*service,
                                 parser.isSet(QStringLiteral("root"))
                                     ? parser.value(QStringLiteral("root"))
                                     : QDir::currentPath(),

@@ -28,12 +28,7 @@ void CentralMcp::post(const json &message,
         request.setRawHeader("Mcp-Session-Id", m_session);
     QNetworkReply *reply = m_net.post(request, QByteArray::fromStdString(message.dump()));
     connect(reply, &QNetworkReply::finished, this, [reply, done = std::move(done)] {
-        ServiceClient::Reply r;
-        r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        if (r.status == 0)
-            r.networkError = reply->errorString();
-        const QByteArray raw = reply->readAll();
-        r.body = json::parse(raw.begin(), raw.end(), nullptr, false);
+        ServiceClient::Reply r = ServiceClient::read(reply);
         const QByteArray session = reply->rawHeader("Mcp-Session-Id");
         reply->deleteLater();
         done(std::move(r), session);

@@ -8,7 +8,7 @@ using nlohmann::json;
 
 namespace {
 
-const QString kBase = QStringLiteral("/api/v1/acp/coordination");
+const QString kBase = QLatin1String(ServiceClient::kBase);
 
 bool editsFiles(const std::string &tool)
 {

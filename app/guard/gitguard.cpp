@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-const QString kCheck = QStringLiteral("/api/v1/acp/coordination/check");
+const QString kCheck = QLatin1String(ServiceClient::kBase) + QStringLiteral("/check");
 constexpr int kPerCheck = 64; // names per POST /check
 const QByteArray kMarker = "# leasehold guard git";
 

@@ -70,7 +70,7 @@ void McpGuard::keepPresent()
     if (m_sinceContact.isValid() && m_sinceContact.elapsed() < m_settings.presenceEveryMs)
         return;
     m_sinceContact.start();
-    m_service.post(QStringLiteral("/api/v1/acp/coordination/check"), json::object(),
+    m_service.post(QLatin1String(ServiceClient::kBase) + QStringLiteral("/check"), json::object(),
                    [](ServiceClient::Reply) {});
 }
 

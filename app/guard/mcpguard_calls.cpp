@@ -7,7 +7,7 @@ using nlohmann::json;
 
 namespace {
 
-const QString kBase = QStringLiteral("/api/v1/acp/coordination");
+const QString kBase = QLatin1String(ServiceClient::kBase);
 
 json strings(const QStringList &items)
 {

@@ -50,16 +50,16 @@ QByteArray ServiceClient::payload(nlohmann::json body) const
 
 void ServiceClient::post(const QString &path, nlohmann::json body, Done done)
 {
-    QNetworkReply *reply = m_net.post(request(path), payload(std::move(body)));
-    QObject::connect(reply, &QNetworkReply::finished, reply, [reply, done = std::move(done)] {
-        done(read(reply));
-        reply->deleteLater();
-    });
+    deliver(m_net.post(request(path), payload(std::move(body))), std::move(done));
 }
 
 void ServiceClient::get(const QString &path, const QList<QPair<QString, QString>> &query, Done done)
 {
-    QNetworkReply *reply = m_net.get(request(path, query));
+    deliver(m_net.get(request(path, query)), std::move(done));
+}
+
+void ServiceClient::deliver(QNetworkReply *reply, Done done)
+{
     QObject::connect(reply, &QNetworkReply::finished, reply, [reply, done = std::move(done)] {
         done(read(reply));
         reply->deleteLater();

@@ -19,6 +19,9 @@
 class ServiceClient
 {
 public:
+    // The coordination API's routes are below this path.
+    static constexpr const char *kBase = "/api/v1/acp/coordination";
+
     struct Reply
     {
         int status = 0;       // HTTP status; 0 when the instance could not be reached
@@ -57,9 +60,12 @@ public:
         return request(m_settings, path, query);
     }
 
+    // A finished reply as a Reply: status, why it failed, its JSON body.
+    static Reply read(class QNetworkReply *reply);
+
 private:
     QByteArray payload(nlohmann::json body) const;
-    static Reply read(class QNetworkReply *reply);
+    static void deliver(class QNetworkReply *reply, Done done);
     Reply wait(class QNetworkReply *reply);
 
     Settings m_settings;

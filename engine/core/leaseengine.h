@@ -130,6 +130,11 @@ public:
     // the depth of the name), or nothing.
     std::optional<LeaseInfo> blockingLease(const std::string &did, const ResourceName &name,
                                            Mode mode) const;
+    // The lease_held refusal a change of `name` in `mode` by `did` would meet now (the holder,
+    // its lease, how long it has held it, when it expires), or nothing: what the guarded
+    // workspace tools and a guard's POST /check answer before a change.
+    std::optional<Refusal> changeRefusal(const std::string &did, const ResourceName &name,
+                                         Mode mode) const;
     // A write or delete lease of `did` on `name` or an ancestor of it, that is not ending.
     std::optional<LeaseInfo> coveringLease(const std::string &did, const ResourceName &name) const;
     // Records a change made under the engine's protection (a guarded workspace write).

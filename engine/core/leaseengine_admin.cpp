@@ -185,6 +185,24 @@ AgentView LeaseEngine::agentView(const std::string &did) const
     return view;
 }
 
+std::optional<Refusal> LeaseEngine::changeRefusal(const std::string &did, const ResourceName &name,
+                                                  Mode mode) const
+{
+    const std::optional<LeaseInfo> held = blockingLease(did, name, mode);
+    if (!held)
+        return std::nullopt;
+    const TimeMs now = m_clock.nowMs();
+    Refusal r;
+    r.reason = RefusalReason::LeaseHeld;
+    r.resource = name.canonical();
+    r.holder = held->holder;
+    r.leaseId = held->leaseId;
+    r.heldResource = held->resource;
+    r.heldForMs = now - held->grantedAt;
+    r.expiresInMs = std::max<std::int64_t>(0, held->expiresAt - now);
+    return r;
+}
+
 std::optional<LeaseInfo> LeaseEngine::blockingLease(const std::string &did,
                                                     const ResourceName &name, Mode mode) const
 {

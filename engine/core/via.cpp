@@ -29,16 +29,20 @@ std::optional<Via> viaFromName(std::string_view name)
     return std::nullopt;
 }
 
+std::vector<Via> viaMembers(ViaSet set)
+{
+    std::vector<Via> out;
+    for (int i = 0; i < kViaCount; ++i)
+        if (set & (1 << i))
+            out.push_back(Via(1 << i));
+    return out;
+}
+
 std::string viaList(ViaSet set)
 {
     std::string out;
-    for (int i = 0; i < kViaCount; ++i) {
-        if (!(set & (1 << i)))
-            continue;
-        if (!out.empty())
-            out += ", ";
-        out += viaName(Via(1 << i));
-    }
+    for (const Via via : viaMembers(set))
+        out += (out.empty() ? "" : ", ") + std::string(viaName(via));
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace leasehold {
 
@@ -22,6 +23,8 @@ inline constexpr int kViaCount = 5;
 // "mcp", "rest", "guard", "hook", "git".
 std::string_view viaName(Via via);
 std::optional<Via> viaFromName(std::string_view name);
+// The members of the set, in the enum's order.
+std::vector<Via> viaMembers(ViaSet set);
 // The set as "mcp, guard" (in the enum's order); empty for none.
 std::string viaList(ViaSet set);
 

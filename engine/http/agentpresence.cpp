@@ -3,6 +3,7 @@
 #include "enginehost.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace leasehold {
 
@@ -52,9 +53,7 @@ void AgentPresence::setSessions(const std::string &did, Via via, int sessions)
     if (did.empty())
         return;
     Agent &a = m_agents[did];
-    const int i = indexOf(via);
-    a.totalSessions += std::max(0, sessions) - a.sessions[std::size_t(i)];
-    a.sessions[std::size_t(i)] = std::max(0, sessions);
+    a.sessions[std::size_t(indexOf(via))] = std::max(0, sessions);
     // No stamp: a session lapses by its own window (McpSessions), and one its client ended says
     // the agent left.
     update(did, a);
@@ -103,20 +102,18 @@ void AgentPresence::update(const std::string &did, Agent &a)
             m_due.insert({due, did});
         a.due = due;
     }
-    const bool changed = via != a.via || a.totalSessions != a.toldSessions;
+    const int sessions = std::accumulate(a.sessions.begin(), a.sessions.end(), 0);
+    const bool changed = via != a.via || sessions != a.toldSessions;
     const int before = m_live;
     if ((a.via != 0) != (via != 0))
         m_live += via != 0 ? 1 : -1;
     a.via = via;
     if (changed) {
-        const int sessions = a.toldSessions = a.totalSessions;
+        a.toldSessions = sessions;
         m_host.run([&](LeaseEngine &e) { e.setPresence(did, sessions, via); });
     }
-    if (via == 0 && a.totalSessions == 0) {
-        std::array<TimeMs, kViaCount> seen = a.lastSeen;
-        if (std::all_of(seen.begin(), seen.end(), [&](TimeMs t) { return t + m_windowMs <= now; }))
-            m_agents.erase(did); // nothing left to remember: it returns as new
-    }
+    if (via == 0)
+        m_agents.erase(did); // no session, every surface lapsed: it returns as new
     rearm();
     if (m_live != before)
         emit liveAgentsChanged(m_live);

@@ -57,8 +57,7 @@ private:
     {
         std::array<TimeMs, kViaCount> lastSeen{}; // 0: never
         std::array<int, kViaCount> sessions{};
-        int totalSessions = 0;
-        int toldSessions = 0; // as last passed to the engine
+        int toldSessions = 0; // the sum of `sessions` as last passed to the engine
         ViaSet via = 0;       // the surfaces live now
         TimeMs due = 0;       // when the next timed surface lapses (0: none)
     };

@@ -9,9 +9,8 @@ namespace {
 json viaArray(ViaSet set)
 {
     json out = json::array();
-    for (int i = 0; i < kViaCount; ++i)
-        if (set & (1 << i))
-            out.push_back(viaName(Via(1 << i)));
+    for (const Via via : viaMembers(set))
+        out.push_back(viaName(via));
     return out;
 }
 

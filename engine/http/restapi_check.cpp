@@ -52,23 +52,14 @@ void RestApi::check(const RestCall &call, const Respond &respond) const
     }
 
     LeaseEngine &engine = m_host.engine();
-    const TimeMs now = m_host.clock().nowMs();
     for (const ResourceName &name : names) {
-        const std::optional<LeaseInfo> held = engine.blockingLease(in->actor, name, *mode);
-        if (!held)
+        const std::optional<Refusal> no = engine.changeRefusal(in->actor, name, *mode);
+        if (!no)
             continue;
-        Refusal no;
-        no.reason = RefusalReason::LeaseHeld;
-        no.resource = name.canonical();
-        no.holder = held->holder;
-        no.leaseId = held->leaseId;
-        no.heldResource = held->resource;
-        no.heldForMs = now - held->grantedAt;
-        no.expiresInMs = std::max<std::int64_t>(0, held->expiresAt - now);
         // Operators see the agents a guard stopped, as they see refused acquires.
         m_host.run(
-            [&](LeaseEngine &e) { e.recordGuardRefusal(in->actor, no, op.value_or("check")); });
-        return respond(refusal(no, *steps));
+            [&](LeaseEngine &e) { e.recordGuardRefusal(in->actor, *no, op.value_or("check")); });
+        return respond(refusal(*no, *steps));
     }
 
     json covered = json::array();

@@ -260,20 +260,12 @@ std::optional<WorkspaceTools::Failure>
 WorkspaceTools::check(const std::string &actor, const std::vector<const Target *> &targets,
                       const std::vector<bool> &fenced, const char *tool) const
 {
-    const TimeMs now = m_host.clock().nowMs();
     for (const Target *t : targets) {
-        const std::optional<LeaseInfo> held =
-            m_host.engine().blockingLease(actor, t->name, Mode::Write);
+        const std::optional<Refusal> held =
+            m_host.engine().changeRefusal(actor, t->name, Mode::Write);
         if (!held)
             continue;
-        Refusal r;
-        r.reason = RefusalReason::LeaseHeld;
-        r.resource = t->name.canonical();
-        r.holder = held->holder;
-        r.leaseId = held->leaseId;
-        r.heldResource = held->resource;
-        r.heldForMs = now - held->grantedAt;
-        r.expiresInMs = std::max<std::int64_t>(0, held->expiresAt - now);
+        const Refusal &r = *held;
         const NextSteps steps = mcpSteps(true);
         const std::string sentence = "Your " + std::string(tool) +
                                      " changed nothing: " + refusalSentence(r, steps).toStdString();

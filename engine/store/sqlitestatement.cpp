@@ -15,6 +15,7 @@ SqliteStatement::SqliteStatement(sqlite3 *db, std::string_view sql)
 {
     if (db && sqlite3_prepare_v3(db, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT,
                                  &m_stmt, nullptr) != SQLITE_OK) {
+        m_failure = sqlite3_extended_errcode(db);
         sqlite3_finalize(m_stmt);
         m_stmt = nullptr;
     }
@@ -28,6 +29,7 @@ SqliteStatement::~SqliteStatement()
 SqliteStatement::SqliteStatement(SqliteStatement &&other) noexcept
     : m_db(std::exchange(other.m_db, nullptr))
     , m_stmt(std::exchange(other.m_stmt, nullptr))
+    , m_failure(std::exchange(other.m_failure, 0))
 {}
 
 SqliteStatement &SqliteStatement::operator=(SqliteStatement &&other) noexcept
@@ -36,6 +38,7 @@ SqliteStatement &SqliteStatement::operator=(SqliteStatement &&other) noexcept
         sqlite3_finalize(m_stmt);
         m_db = std::exchange(other.m_db, nullptr);
         m_stmt = std::exchange(other.m_stmt, nullptr);
+        m_failure = std::exchange(other.m_failure, 0);
     }
     return *this;
 }
@@ -60,20 +63,28 @@ void SqliteStatement::real(int i, double value)
     sqlite3_bind_double(m_stmt, i, value);
 }
 
-int SqliteStatement::run()
+bool SqliteStatement::run()
 {
-    if (!m_stmt)
-        return m_db ? sqlite3_extended_errcode(m_db) : SQLITE_MISUSE;
+    if (!m_stmt) {
+        m_failure = m_db ? sqlite3_extended_errcode(m_db) : SQLITE_MISUSE;
+        return false;
+    }
     int rc = SQLITE_ROW;
     while (rc == SQLITE_ROW)
         rc = sqlite3_step(m_stmt);
     sqlite3_reset(m_stmt);
     sqlite3_clear_bindings(m_stmt);
-    return rc;
+    if (rc == SQLITE_DONE)
+        return true;
+    m_failure = rc;
+    return false;
 }
 
-StoreHealth SqliteStatement::health(int code) const
+StoreHealth SqliteStatement::health() const
 {
+    const int code = m_failure != 0 ? m_failure
+                     : m_db         ? sqlite3_extended_errcode(m_db)
+                                    : SQLITE_MISUSE;
     return healthOfCode(code, m_db ? sqlite3_errmsg(m_db) : "no connection");
 }
 

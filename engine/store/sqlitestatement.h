@@ -38,15 +38,16 @@ public:
     void integer(int i, std::int64_t value);
     void real(int i, double value);
 
-    // Steps the statement to its end, then resets it and clears the bindings. SQLITE_DONE on
-    // success, else the extended result code (see health()).
-    int run();
-    // What a failed run() or preparation means for the disk, in the store's terms.
-    StoreHealth health(int code) const;
+    // Steps the statement to its end, then resets it and clears the bindings; false when SQLite
+    // refused (see health()).
+    bool run();
+    // What the last failed run(), or a failed preparation, means for the disk.
+    StoreHealth health() const;
 
 private:
     sqlite3 *m_db = nullptr;
     sqlite3_stmt *m_stmt = nullptr;
+    int m_failure = 0; // the last failed run()'s extended result code (0: none yet)
 };
 
 // The sqlite3 connection under a QSQLITE database (QSqlDriver::handle()); null if it is not one.

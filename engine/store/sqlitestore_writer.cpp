@@ -212,9 +212,8 @@ bool SqliteStore::commit(QSqlDatabase &db, const std::vector<StoreOp> &ops)
     bool ok = true;
     // Runs `q` (its values bound by the caller); a failure is remembered and ends the batch.
     auto run = [this, &ok](SqliteStatement &q) {
-        const int rc = q.run();
-        if (rc != 101) { // SQLITE_DONE
-            m_lastError = q.health(rc);
+        if (!q.run()) {
+            m_lastError = q.health();
             qCDebug(lcStore) << "write failed:" << m_lastError.detail.c_str();
             ok = false;
         }
@@ -351,7 +350,7 @@ bool SqliteStore::useLedgerPartition(QSqlDatabase &db, std::uint64_t part)
                               .arg(ledgerparts::table(part))
                               .toStdString());
     if (!st.append.valid()) {
-        m_lastError = st.append.health(1);
+        m_lastError = st.append.health();
         return false;
     }
     st.appendPart = part;

@@ -96,7 +96,9 @@ void TstClaudeCodeHook::secondSessionIsDeniedNamingTheFirst()
     QCOMPARE(event("s2", "PreToolUse", other.fileName()).out, QByteArray());
     QCOMPARE(leases().size(), 2u);
     // The agents show how they are connected.
-    for (const AgentInfo &a : s->host->engine().snapshot().agents)
+    const std::vector<AgentInfo> agents = s->host->engine().snapshot().agents;
+    QCOMPARE(agents.size(), 2u);
+    for (const AgentInfo &a : agents)
         QCOMPARE(int(a.via), int(Via::Hook));
 }
 

@@ -115,9 +115,11 @@ void TstGitGuard::aStagedPathUnderAnotherAgentsLeaseIsRefused()
     QVERIFY(git(repo, {"reset", "-q", "--hard"}));
     QCOMPARE(GitGuard::preCommit(settings()).exitCode, 0);
     // The agents show the git guard as how they were seen.
+    int viaOfPerson = -1;
     for (const AgentInfo &a : s->host->engine().snapshot().agents)
         if (a.actorDid == "did:op:person")
-            QCOMPARE(int(a.via), int(Via::Git));
+            viaOfPerson = int(a.via);
+    QCOMPARE(viaOfPerson, int(Via::Git));
 }
 
 void TstGitGuard::linkedWorktreesAndRootsNameTheSameFiles()
