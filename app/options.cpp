@@ -114,6 +114,8 @@ ParsedOptions parseOptions(const QStringList &arguments)
             o.allowedHosts << v.toString();
         o.liveWindowSeconds = qBound(
             5, c.value(QStringLiteral("liveWindowSeconds")).toInt(o.liveWindowSeconds), 86400);
+        o.mcpProgressMs =
+            qBound(100, c.value(QStringLiteral("mcpProgressMs")).toInt(o.mcpProgressMs), 600'000);
         o.ledgerRetainRows = qBound<qint64>(
             1000, c.value(QStringLiteral("ledgerRetainRows")).toInteger(o.ledgerRetainRows),
             qint64(1) << 40);

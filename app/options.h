@@ -25,6 +25,7 @@ struct AppOptions
     QStringList exclusive;       // resources not safe to read concurrently (config "exclusive")
     QStringList allowedHosts;    // Host/Origin names MCP accepts besides loopback ("allowedHosts")
     int liveWindowSeconds = 300; // MCP: an agent is live this long after its last call
+    int mcpProgressMs = 10'000;  // MCP: a parked call that asked for progress hears this often
     qint64 ledgerRetainRows = 1'000'000; // the stored ledger keeps at most this many events
     int ledgerRetainDays = 30;           // ... and none older than this
     int maxConnections = 0;     // open connections at most; 0: from the file descriptor limit

@@ -123,6 +123,7 @@ int Service::start()
     front.open = m_options.open;
     front.allowedHosts = m_options.allowedHosts;
     front.liveWindowMs = std::int64_t(m_options.liveWindowSeconds) * 1000;
+    front.progressEveryMs = m_options.mcpProgressMs;
     front.version = QStringLiteral(LEASEHOLD_VERSION);
     m_front = std::make_unique<HttpFront>(*m_host, std::move(*keys), front);
     const quint16 port = m_front->listen(address, m_options.port, &error);

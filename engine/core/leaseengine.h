@@ -144,6 +144,9 @@ public:
                         const std::string &leaseId, std::string tool, std::string before,
                         std::string after, std::string to = {});
     WaitView waitView(const ResourceName *filter = nullptr) const;
+    // Parked wait `waitId` as the wait view shows it, on the first of its resources someone
+    // holds (else its first); nothing when it is not parked. Costs its own resources only.
+    std::optional<WaiterInfo> parkedWait(std::uint64_t waitId) const;
     std::optional<LeaseInfo> lease(const std::string &leaseId) const;
     const Counters &counters() const { return m_counters; }
     std::size_t leaseCount() const { return m_leases.size(); }

@@ -130,6 +130,25 @@ std::string LeaseEngine::holderOf(const ResourceName &name, bool exclusive,
     return l ? l->agent->did : std::string();
 }
 
+std::optional<WaiterInfo> LeaseEngine::parkedWait(std::uint64_t waitId) const
+{
+    const auto it = m_waiters.find(waitId);
+    if (it == m_waiters.end())
+        return std::nullopt;
+    const Waiter &w = *it->second;
+    std::optional<WaiterInfo> out;
+    for (std::size_t i = 0; i < w.resources.size(); ++i) {
+        std::string holder = holderOf(w.resources[i], w.exclusive[i], w.agent);
+        if (out && holder.empty())
+            continue;
+        out = WaiterInfo{w.agent->did, w.resources[i].canonical(), w.mode, true, w.since,
+                         w.deadline,   std::move(holder),          w.id};
+        if (!out->holder.empty())
+            break;
+    }
+    return out;
+}
+
 WaitView LeaseEngine::waitView(const ResourceName *filter) const
 {
     WaitView view;

@@ -95,10 +95,10 @@ HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *
     , m_options(std::move(options))
     , m_presence(std::make_unique<AgentPresence>(host, m_options.liveWindowMs))
     , m_api(std::make_unique<RestApi>(host, m_options.open, m_options.version, m_presence.get()))
-    , m_mcp(std::make_unique<McpServer>(host, *m_presence,
-                                        McpServer::Options{m_options.open, m_options.version,
-                                                           m_options.allowedHosts,
-                                                           m_options.liveWindowMs}))
+    , m_mcp(std::make_unique<McpServer>(
+          host, *m_presence,
+          McpServer::Options{m_options.open, m_options.version, m_options.allowedHosts,
+                             m_options.liveWindowMs, m_options.progressEveryMs}))
 {
     m_api->add("GET", QStringLiteral("/metrics"), Access::Public,
                QStringLiteral("Prometheus metrics"),
@@ -244,6 +244,7 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     QPointer<QTcpSocket> socket(out->socket());
     const bool closeAfter = request.value("connection").toLower() == "close";
     auto answered = std::make_shared<bool>(false);
+    auto streaming = std::make_shared<bool>(false); // the answer became an event stream
 
     RestCall call;
     call.method = methodName(request.method());
@@ -252,7 +253,8 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     call.body = request.body();
     call.headers = request.headers();
     // Writes the answer; false when nobody was there to read it.
-    auto send = [this, socket, closeAfter, answered, clock](const HttpReply &reply) -> bool {
+    auto send = [this, socket, closeAfter, answered, streaming,
+                 clock](const HttpReply &reply) -> bool {
         if (*answered)
             return false;
         *answered = true;
@@ -264,7 +266,13 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
             return false;
         if (m_tcp)
             m_tcp->requestFinished(socket);
-        socket->write(wireFormat(reply, closeAfter));
+        if (*streaming)
+            socket->write(eventChunk(reply.raw.isNull()
+                                         ? QByteArray::fromStdString(reply.body.dump())
+                                         : reply.raw) +
+                          "0\r\n\r\n");
+        else
+            socket->write(wireFormat(reply, closeAfter));
         if (closeAfter)
             socket->disconnectFromHost();
         return true;
@@ -305,6 +313,21 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     }
 
     Deferral deferral;
+    deferral.sendEvent = [socket, closeAfter, answered, streaming](const QByteArray &data) {
+        if (*answered || !socket || socket->state() != QAbstractSocket::ConnectedState)
+            return false;
+        if (!*streaming) {
+            *streaming = true;
+            QByteArray head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                              "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n"
+                              "Transfer-Encoding: chunked\r\n";
+            if (closeAfter)
+                head += "Connection: close\r\n";
+            socket->write(head + "\r\n");
+        }
+        socket->write(eventChunk(data));
+        return true;
+    };
     {
         EngineHost::AnswerScope scope(m_host, answer);
         // The barrier: a handler that throws answers 500 and the service goes on.
@@ -331,6 +354,12 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
             cancel();
         }
     });
+}
+
+QByteArray HttpFront::eventChunk(const QByteArray &data)
+{
+    const QByteArray event = "event: message\ndata: " + data + "\n\n";
+    return QByteArray::number(event.size(), 16) + "\r\n" + event + "\r\n";
 }
 
 QByteArray HttpFront::wireFormat(const HttpReply &reply, bool closeAfter)

@@ -31,8 +31,9 @@ public:
         bool open = false;
         QString version;
         GuardedTcpServer::Limits limits;
-        QStringList allowedHosts;            // Host/Origin names MCP accepts besides loopback
-        std::int64_t liveWindowMs = 300'000; // MCP: an agent is live this long after a call
+        QStringList allowedHosts;              // Host/Origin names MCP accepts besides loopback
+        std::int64_t liveWindowMs = 300'000;   // MCP: an agent is live this long after a call
+        std::int64_t progressEveryMs = 10'000; // MCP: progress of a parked call, this often
     };
 
     HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *parent = nullptr);
@@ -68,6 +69,8 @@ public:
 private:
     void handle(const QHttpServerRequest &request, QHttpServerResponder &&responder);
     static QByteArray wireFormat(const HttpReply &reply, bool closeAfter);
+    // One server-sent event carrying `data`, as one chunk of a chunked answer.
+    static QByteArray eventChunk(const QByteArray &data);
 
     EngineHost &m_host;
     KeyStore m_keys;

@@ -14,6 +14,13 @@ json error(const json &id, int code, const std::string &message)
     return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
 }
 
+json error(const json &id, int code, const std::string &message, json data)
+{
+    json out = error(id, code, message);
+    out["error"]["data"] = std::move(data);
+    return out;
+}
+
 HttpReply httpError(int status, int code, const std::string &message)
 {
     HttpReply reply;
@@ -26,6 +33,20 @@ HttpReply unauthorized(const std::string &message)
 {
     HttpReply reply = httpError(401, kServerError, message);
     reply.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"leasehold\"");
+    return reply;
+}
+
+HttpReply unsupportedVersion(const std::string &requested,
+                             const std::vector<std::string> &supported)
+{
+    std::string list;
+    for (const std::string &version : supported)
+        list += (list.empty() ? "" : ", ") + version;
+    HttpReply reply;
+    reply.status = 400;
+    reply.body = error(nullptr, kUnsupportedVersion,
+                       "Unsupported protocol version " + requested + "; this server speaks " + list,
+                       {{"supported", supported}, {"requested", requested}});
     return reply;
 }
 

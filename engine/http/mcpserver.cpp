@@ -6,6 +6,7 @@
 #include "fieldreader.h"
 #include "jsonviews.h"
 #include "logging.h"
+#include "mcprequestmeta.h"
 #include "mcprpc.h"
 
 #include <QUrl>
@@ -63,6 +64,8 @@ McpServer::McpServer(EngineHost &host, AgentPresence &presence, Options options)
     , m_sessions(std::make_unique<McpSessions>(host, presence, m_options.liveWindowMs))
     , m_tools(host, *m_sessions, m_options.open)
     , m_library(host)
+    , m_progress(std::make_unique<McpProgress>(host, m_options.progressEveryMs))
+    , m_subscriptions(std::make_unique<McpSubscriptions>(host, m_options.updatesEveryMs))
 {
     if (!host.parser().workspaceRoot().empty()) {
         m_workspace = std::make_unique<WorkspaceTools>(
@@ -84,8 +87,21 @@ McpServer::~McpServer()
 
 const std::vector<std::string> &McpServer::supportedVersions()
 {
-    static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26"};
+    static const std::vector<std::string> versions = {"2026-07-28", "2025-11-25", "2025-06-18",
+                                                      "2025-03-26"};
     return versions;
+}
+
+const std::string &McpServer::modernVersion()
+{
+    return supportedVersions().front();
+}
+
+bool McpServer::isLegacyVersion(const std::string &version)
+{
+    const auto &known = supportedVersions();
+    return version != modernVersion() &&
+           std::find(known.begin(), known.end(), version) != known.end();
 }
 
 void McpServer::setListenAddress(const QHostAddress &address)
@@ -124,13 +140,10 @@ std::optional<HttpReply> McpServer::checkTransport(const RestCall &call) const
         return rpc::unauthorized("the bearer key is not known");
     if (!call.identity && !m_options.open)
         return rpc::unauthorized("an Authorization: Bearer <key> header is required");
-    const QByteArray version = call.header("mcp-protocol-version");
+    const std::string version = call.header("mcp-protocol-version").trimmed().toStdString();
     const auto &known = supportedVersions();
-    if (!version.isEmpty() &&
-        std::find(known.begin(), known.end(), version.toStdString()) == known.end())
-        return rpc::httpError(400, rpc::kServerError,
-                              "unsupported MCP-Protocol-Version " + version.toStdString() +
-                                  "; this server speaks 2025-11-25, 2025-06-18 and 2025-03-26");
+    if (!version.empty() && std::find(known.begin(), known.end(), version) == known.end())
+        return rpc::unsupportedVersion(version, known);
     if (call.method == "POST") {
         const QByteArray type = call.header("content-type").toLower();
         if (!type.contains("application/json"))
@@ -202,17 +215,32 @@ void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &d
     std::optional<json> doc =
         call.method == "POST" ? parseJson(call.body, &error) : std::optional<json>();
     const auto withId = [&doc](HttpReply reply) {
-        if (doc && doc->is_object() && doc->contains("id") && reply.body.is_object() &&
-            reply.body.contains("error") && reply.body.value("id", json()).is_null())
-            reply.body["id"] = (*doc)["id"];
+        if (doc && doc->is_object() && reply.body.is_object() && reply.body.contains("error") &&
+            reply.body.value("id", json()).is_null()) {
+            const json id = doc->value("id", json());
+            if (id.is_string() || id.is_number_integer())
+                reply.body["id"] = id;
+        }
         return reply;
     };
     if (std::optional<HttpReply> refused = checkTransport(call))
         return respond(withId(std::move(*refused)));
-    if (call.method == "DELETE")
-        return respond(endSession(call));
+    // The era, per request: 2026-07-28 when the header or the body's _meta names it.
+    const std::string version = call.header("mcp-protocol-version").trimmed().toStdString();
+    const bool modern =
+        version == modernVersion() || (version.empty() && doc && mcpmeta::declaresVersion(*doc));
+    if (call.method == "DELETE") {
+        if (!modern)
+            return respond(endSession(call));
+        HttpReply reply =
+            rpc::httpError(405, rpc::kServerError, "2026-07-28 has no sessions to end; use POST");
+        reply.headers.emplace_back("Allow", "POST, DELETE");
+        return respond(reply);
+    }
     if (!doc)
         return respond(rpc::httpError(400, rpc::kParseError, "parse error: " + error));
+    if (modern)
+        return serveModern(call, std::move(*doc), respond, deferral);
     if (doc->is_object() && doc->contains("method") && (*doc)["method"] == "initialize")
         return respond(withId(initialize(call, *doc)));
 
@@ -227,7 +255,14 @@ void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &d
                                       doc->empty() ? "an empty batch"
                                                    : "batches are accepted only in sessions "
                                                      "that negotiated 2025-03-26"));
+    json messages = batch ? std::move(*doc) : json::array({std::move(*doc)});
+    serve(*session, std::move(messages), batch, call.header("accept").contains("text/event-stream"),
+          respond, deferral);
+}
 
+void McpServer::serve(McpSession &session, json messages, bool batch, bool eventStream,
+                      const Respond &respond, Deferral &deferral)
+{
     // Answers are collected until every message of the POST has one; then they leave together.
     // The grants behind each answer are noted, so that an answer whose grants could not be made
     // durable says so (the transport gives them back) instead of claiming them.
@@ -242,14 +277,26 @@ void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &d
         bool sent = false;
     };
     auto state = std::make_shared<Collector>();
-    const json messages = batch ? std::move(*doc) : json::array({std::move(*doc)});
     state->outstanding = messages.size();
     const std::shared_ptr<EngineHost::Answer> grants = m_host.currentAnswer();
     state->grantsSeen = grants ? grants->grants.size() : 0;
     EngineHost *engine = &m_host;
     McpSessions *table = m_sessions.get();
-    const QByteArray sessionId = session->id;
-    Reply collect = [state, batch, respond, grants, engine, table, sessionId](json response) {
+    const QByteArray sessionId = session.id;
+    // A 2026-07-28 request: its transient session ends with its answer, which is completed
+    // (resultType, serverInfo, caching hints) just before it goes out.
+    const bool modern = session.transient;
+    const std::string method =
+        modern ? messages.at(0).value("method", std::string()) : std::string();
+    json progressToken;
+    if (!batch && messages.at(0).is_object()) {
+        const json params = messages.at(0).value("params", json::object());
+        if (params.is_object() && params.contains("_meta") && params["_meta"].is_object())
+            progressToken = params["_meta"].value("progressToken", json());
+    }
+    const McpServer *server = this;
+    Reply collect = [state, batch, respond, grants, engine, table, sessionId, modern, method,
+                     server](json response) {
         const std::size_t seen = grants ? grants->grants.size() : 0;
         if (seen > state->grantsSeen && !response.is_null()) {
             const std::size_t index = state->responses.size();
@@ -279,40 +326,55 @@ void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &d
             state->responses.push_back(std::move(response));
         if (--state->outstanding > 0)
             return;
-        if (state->responses.empty())
+        if (state->responses.empty()) {
+            if (modern)
+                table->end(sessionId);
             return respond(rpc::accepted());
+        }
         HttpReply reply;
         reply.body = batch ? std::move(state->responses) : std::move(state->responses[0]);
         if (!batch && rpc::isInvalidRequest(reply.body))
             reply.status = 400;
+        if (modern && reply.body.contains("error") &&
+            reply.body["error"].value("code", 0) == rpc::kMethodNotFound)
+            reply.status = 404; // 2026-07-28: an unknown method is 404 with -32601
         reply.whenNotDurable = [granting = state->granting, batch](HttpReply r) {
             for (std::size_t index : granting)
                 notDurable(batch ? r.body.at(index) : r.body);
             return r;
         };
-        reply.beforeSend = [state, batch, table, sessionId](HttpReply r) {
+        reply.beforeSend = [state, batch, table, sessionId, modern, method, server](HttpReply r) {
             state->sent = true;
             if (McpSession *s = table->find(sessionId))
                 for (const std::string &key : state->keys)
                     s->withdrawable.erase(key);
             for (std::size_t index : state->withdrawn)
                 withdrawn(batch ? r.body.at(index) : r.body);
+            if (modern) {
+                server->completeModern(method, r.body);
+                table->end(sessionId);
+            }
             return r;
         };
         respond(std::move(reply));
     };
     std::vector<std::uint64_t> waits;
     for (const json &message : messages)
-        answer(*session, message, collect, waits);
+        answer(session, message, collect, waits);
     if (waits.empty())
         return;
+    if (waits.size() == 1 && eventStream && deferral.sendEvent &&
+        (progressToken.is_string() || progressToken.is_number_integer()))
+        m_progress->follow(waits.front(), progressToken, deferral.sendEvent);
     EngineHost *host = &m_host;
     McpSessions *sessions = m_sessions.get();
-    deferral.onClientGone = [host, sessions, waits, id = session->id] {
+    deferral.onClientGone = [host, sessions, waits, modern, id = session.id] {
         for (std::uint64_t waitId : waits) {
             sessions->forgetWait(id, waitId);
             host->abandonWait(waitId);
         }
+        if (modern)
+            sessions->end(id);
     };
 }
 

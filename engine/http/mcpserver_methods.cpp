@@ -1,5 +1,5 @@
-// McpServer: the JSON-RPC methods — initialize, ping, tools, resources, prompts, logging —
-// and the notifications a client sends.
+// McpServer: the JSON-RPC methods (initialize, ping, tools, resources, prompts, logging and
+// server/discover) and the notifications a client sends.
 
 #include "fieldreader.h"
 #include "logging.h"
@@ -37,23 +37,17 @@ HttpReply McpServer::initialize(const RestCall &call, const json &message)
         reply.body = rpc::error(id, rpc::kInvalidParams, "params must be an object");
         return reply;
     }
-    std::string agent = call.identity ? call.identity->did.toStdString() : std::string();
-    const std::string named = call.header("x-agent-id").toStdString();
-    if (const std::string problem = named.empty() ? std::string() : didProblem(named);
-        !problem.empty())
-        return rpc::httpError(400, rpc::kServerError, "X-Agent-Id " + problem);
-    if (!named.empty() && !agent.empty() && named != agent)
-        return rpc::httpError(403, rpc::kServerError,
-                              "this key acts as " + agent + " and may not name " + named);
-    if (agent.empty())
-        agent = named;
+    std::optional<HttpReply> refusal;
+    const std::string agent = callerAgent(call, refusal);
+    if (refusal)
+        return *refusal;
 
-    const auto &known = supportedVersions();
+    // The version asked for when we speak it (a legacy one: 2026-07-28 has no handshake), else
+    // the newest legacy version.
     const std::string asked = params.value("protocolVersion", json()).is_string()
                                   ? params["protocolVersion"].get<std::string>()
                                   : std::string();
-    const std::string version =
-        std::find(known.begin(), known.end(), asked) != known.end() ? asked : known.front();
+    const std::string version = isLegacyVersion(asked) ? asked : supportedVersions().at(1);
     std::string client;
     if (params.contains("clientInfo") && params["clientInfo"].is_object())
         client = params["clientInfo"].value("name", json("")).is_string()
@@ -73,10 +67,7 @@ HttpReply McpServer::initialize(const RestCall &call, const json &message)
                      {"resources", {{"subscribe", false}, {"listChanged", false}}},
                      {"prompts", {{"listChanged", false}}},
                      {"logging", json::object()}}},
-                   {"serverInfo",
-                    {{"name", "leasehold"},
-                     {"title", "Leasehold"},
-                     {"version", m_options.version.toStdString()}}},
+                   {"serverInfo", serverInfo()},
                    {"instructions", McpLibrary::instructions(m_workspace != nullptr)}};
     HttpReply reply;
     reply.body = rpc::result(id, std::move(result));
@@ -102,15 +93,11 @@ void McpServer::answer(McpSession &session, const json &message, Reply reply,
     const json params = message.value("params", json::object());
     if (!params.is_object())
         return reply(rpc::error(id, rpc::kInvalidParams, "params must be an object"));
-    if (method == "initialize")
+    if (method == "initialize" && !session.transient)
         return reply(rpc::error(id, rpc::kInvalidRequest,
                                 "initialize opens a session; send it alone, without a session"));
-    if (method != "tools/call") {
-        int code = 0;
-        std::string text;
-        std::optional<json> result = request(session, method, params, &code, &text);
-        return reply(result ? rpc::result(id, std::move(*result)) : rpc::error(id, code, text));
-    }
+    if (method != "tools/call")
+        return reply(request(session, id, method, params));
 
     FieldReader r(params);
     const auto name = r.string("name", true, 128);
@@ -164,52 +151,55 @@ void McpServer::notification(McpSession &session, const json &message)
     m_host.cancelWait(waitId); // answers the parked call: cancelled, nothing taken
 }
 
-std::optional<json> McpServer::request(McpSession &session, const std::string &method,
-                                       const json &params, int *errorCode,
-                                       std::string *errorMessage)
+json McpServer::request(McpSession &session, const json &id, const std::string &method,
+                        const json &params)
 {
-    auto fail = [&](int code, std::string text) -> std::optional<json> {
-        *errorCode = code;
-        *errorMessage = std::move(text);
-        return std::nullopt;
+    const bool modern = session.transient; // 2026-07-28
+    const auto ok = [&id](json result) { return rpc::result(id, std::move(result)); };
+    const auto fail = [&id](int code, const std::string &text) {
+        return rpc::error(id, code, text);
     };
-    if (method == "ping")
-        return json::object();
+    if (method == "server/discover" && modern)
+        return ok(discover());
+    if (method == "ping" && !modern) // 2026-07-28 removed ping and logging/setLevel
+        return ok(json::object());
     if (method == "tools/list")
-        return m_tools.list();
+        return ok(m_tools.list(modern));
     if (method == "resources/list")
-        return m_library.listResources();
+        return ok(m_library.listResources());
     if (method == "resources/templates/list")
-        return json{{"resourceTemplates", json::array()}};
+        return ok(json{{"resourceTemplates", json::array()}});
     if (method == "prompts/list")
-        return m_library.listPrompts();
+        return ok(m_library.listPrompts());
     FieldReader r(params);
-    if (method == "logging/setLevel") {
+    if (method == "logging/setLevel" && !modern) {
         const auto level = r.string("level", true, 16);
         if (r.failed() || !isLogLevel(*level))
             return fail(rpc::kInvalidParams,
                         "level must be one of debug, info, notice, warning, error, critical, "
                         "alert, emergency");
         session.logLevel = *level;
-        return json::object();
+        return ok(json::object());
     }
     if (method == "resources/read") {
         const auto uri = r.string("uri", true, 256);
         if (r.failed())
             return fail(rpc::kInvalidParams, r.error());
         if (std::optional<json> contents = m_library.readResource(*uri))
-            return contents;
-        return fail(rpc::kResourceNotFound, "resource not found: " + *uri);
+            return ok(std::move(*contents));
+        // -32002 until 2025-11-25; 2026-07-28 (SEP-2164) says -32602. Both name the URI.
+        return rpc::error(id, modern ? rpc::kInvalidParams : rpc::kResourceNotFound,
+                          "Resource not found: " + *uri, {{"uri", *uri}});
     }
     if (method == "prompts/get") {
         const auto name = r.string("name", true, 128);
         if (r.failed())
             return fail(rpc::kInvalidParams, r.error());
         if (std::optional<json> prompt = m_library.prompt(*name))
-            return prompt;
+            return ok(std::move(*prompt));
         return fail(rpc::kInvalidParams, "unknown prompt: " + *name);
     }
-    return fail(rpc::kMethodNotFound, "method not found: " + method);
+    return fail(rpc::kMethodNotFound, "Method not found: " + method);
 }
 
 } // namespace leasehold

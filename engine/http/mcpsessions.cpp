@@ -36,14 +36,9 @@ McpSessions::McpSessions(EngineHost &host, AgentPresence &presence, std::int64_t
 
 McpSessions::~McpSessions() = default;
 
-McpSession &McpSessions::create(std::string protocolVersion, std::string clientName,
-                                std::string keyDid, std::string agent, Via via)
+McpSession &McpSessions::add(std::string protocolVersion, std::string clientName,
+                             std::string keyDid, std::string agent, Via via, bool transient)
 {
-    if (m_sessions.size() >= m_maxSessions && !m_byLastSeen.empty()) {
-        const QByteArray oldest = m_byLastSeen.begin()->second->id;
-        qCInfo(lcService) << "session table full; ending the least recently seen session";
-        end(oldest);
-    }
     auto session = std::make_unique<McpSession>();
     session->id = randomId();
     session->protocolVersion = std::move(protocolVersion);
@@ -51,13 +46,46 @@ McpSession &McpSessions::create(std::string protocolVersion, std::string clientN
     session->keyDid = std::move(keyDid);
     session->agent = std::move(agent);
     session->via = via;
+    session->transient = transient;
     session->lastSeen = m_host.clock().nowMs();
     McpSession &out = *session;
     m_sessions.emplace(out.id.toStdString(), std::move(session));
+    return out;
+}
+
+McpSession &McpSessions::create(std::string protocolVersion, std::string clientName,
+                                std::string keyDid, std::string agent, Via via)
+{
+    if (size() >= m_maxSessions && !m_byLastSeen.empty()) {
+        const QByteArray oldest = m_byLastSeen.begin()->second->id;
+        qCInfo(lcService) << "session table full; ending the least recently seen session";
+        end(oldest);
+    }
+    McpSession &out = add(std::move(protocolVersion), std::move(clientName), std::move(keyDid),
+                          std::move(agent), via, false);
     m_byLastSeen.insert({out.lastSeen, &out});
     setLive(out, true);
     rearm();
     return out;
+}
+
+McpSession &McpSessions::openTransient(std::string protocolVersion, std::string clientName,
+                                       std::string keyDid, std::string agent, Via via)
+{
+    McpSession &out = add(std::move(protocolVersion), std::move(clientName), std::move(keyDid),
+                          std::move(agent), via, true);
+    m_transient.insert(&out);
+    return out;
+}
+
+McpSession *McpSessions::findTransient(const std::string &keyDid, const std::string &agent,
+                                       const std::string &requestKey)
+{
+    for (McpSession *session : m_transient)
+        if (session->keyDid == keyDid && (agent.empty() || session->agent == agent) &&
+            (session->pending.count(requestKey) > 0 || session->withdrawable.count(requestKey) > 0))
+            return session;
+    return nullptr;
 }
 
 McpSession *McpSessions::find(const QByteArray &id)
@@ -73,6 +101,7 @@ bool McpSessions::end(const QByteArray &id)
         return false;
     std::unique_ptr<McpSession> session = std::move(it->second);
     m_sessions.erase(it);
+    m_transient.erase(session.get());
     setLive(*session, false);
     m_byLastSeen.erase({session->lastSeen, session.get()});
     auto pending = std::move(session->pending);
@@ -127,6 +156,8 @@ void McpSessions::bind(McpSession &session, const std::string &agent)
     if (!session.agent.empty() || agent.empty())
         return;
     session.agent = agent;
+    if (session.transient)
+        m_presence.seen(agent, session.via); // named by its first tool call, in open mode
     if (session.live)
         countAgent(agent, session.via, +1);
 }

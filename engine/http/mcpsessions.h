@@ -23,6 +23,9 @@ class AgentPresence;
 class EngineHost;
 
 // One MCP session: created by `initialize`, named by its Mcp-Session-Id, ended by DELETE.
+// A 2026-07-28 request, which has no session, is served in a transient one that lives as long
+// as the request: it holds the request's parked wait and its answer still waiting for the disk
+// exactly as a session would, and is never live (the call itself marks its agent present).
 struct McpSession
 {
     QByteArray id;
@@ -34,6 +37,7 @@ struct McpSession
     std::string agent;
     std::string logLevel = "info"; // as set by logging/setLevel
     Via via = Via::Mcp;            // Via::Guard when `leasehold guard mcp` opened it
+    bool transient = false;        // one 2026-07-28 request, not a session
     TimeMs lastSeen = 0;
     bool live = false;
     // Parked tool calls by JSON-RPC request id (its dump), so notifications/cancelled finds them.
@@ -62,6 +66,14 @@ public:
     // session is ended to make room.
     McpSession &create(std::string protocolVersion, std::string clientName, std::string keyDid,
                        std::string agent, Via via = Via::Mcp);
+    // The transient session of one 2026-07-28 request: not counted, never evicted, never live.
+    McpSession &openTransient(std::string protocolVersion, std::string clientName,
+                              std::string keyDid, std::string agent, Via via);
+    // The transient session of `keyDid` and `agent` in which request `requestKey` (its id,
+    // dumped) is parked or waits for the disk: what notifications/cancelled names without a
+    // session. An empty `agent` matches any (open mode, where calls name their actor).
+    McpSession *findTransient(const std::string &keyDid, const std::string &agent,
+                              const std::string &requestKey);
     McpSession *find(const QByteArray &id);
     // Ends a session: its parked calls are cancelled (answered `cancelled`; they take nothing).
     bool end(const QByteArray &id);
@@ -73,7 +85,8 @@ public:
     // Lapses sessions whose window has passed; the timer calls it, tests with a manual clock too.
     void sweep();
 
-    std::size_t size() const { return m_sessions.size(); }
+    // Sessions opened by initialize (transient ones are not counted).
+    std::size_t size() const { return m_sessions.size() - m_transient.size(); }
     // The engine waits of every parked call in every session.
     std::vector<std::uint64_t> pendingWaits() const;
     // Forgets parked call `waitId` of session `id` (its client went away).
@@ -85,6 +98,8 @@ public:
 
 private:
     using Stamp = std::pair<TimeMs, McpSession *>;
+    McpSession &add(std::string protocolVersion, std::string clientName, std::string keyDid,
+                    std::string agent, Via via, bool transient);
     void setLive(McpSession &session, bool live);
     void countAgent(const std::string &agent, Via via, int delta);
     void rearm();
@@ -94,6 +109,7 @@ private:
     std::int64_t m_windowMs;
     std::size_t m_maxSessions;
     std::unordered_map<std::string, std::unique_ptr<McpSession>> m_sessions; // by id
+    std::set<McpSession *> m_transient;
     std::set<Stamp> m_byLastSeen; // every session, least recently seen first
     std::set<Stamp> m_liveBySeen; // live sessions only
     std::map<std::pair<std::string, Via>, int> m_liveByAgent; // live sessions

@@ -129,27 +129,49 @@ void McpTools::publish()
                             {"waiting", waiterListSchema()},
                             {"liveAgents", kInteger}}),
          true, true, [this](const json &, const std::string &who) { return lockStatus(who); }},
-        {"coordination_lease_acquire", "Acquire a lease", kLeaseAcquireText, objectSchema(leaseIn),
-         acquireOut, true, false,
-         [this](const json &a, const std::string &who) { return leaseAcquire(a, who); }},
-        {"coordination_lease_release", "Release a lease", kLeaseReleaseText,
-         objectSchema(leaseReleaseIn), releaseOut, true, false,
-         [this](const json &a, const std::string &who) { return leaseRelease(a, who); }},
-        {"coordination_wait", "Read the wait queue", kWaitText, objectSchema(waitIn),
+        {"coordination_lease_acquire",
+         "Acquire a lease",
+         kLeaseAcquireText,
+         objectSchema(leaseIn),
+         acquireOut,
+         true,
+         false,
+         [this](const json &a, const std::string &who) { return leaseAcquire(a, who); },
+         {{"resource", "Resource"}}},
+        {"coordination_lease_release",
+         "Release a lease",
+         kLeaseReleaseText,
+         objectSchema(leaseReleaseIn),
+         releaseOut,
+         true,
+         false,
+         [this](const json &a, const std::string &who) { return leaseRelease(a, who); },
+         {{"resource", "Resource"}}},
+        {"coordination_wait",
+         "Read the wait queue",
+         kWaitText,
+         objectSchema(waitIn),
          withRefusalFields({{"waiters", waiterListSchema()},
                             {"deadlocks", {{"type", "array"}, {"items", {{"type", "object"}}}}}}),
-         false, true, [this](const json &a, const std::string &) { return waitView(a); }},
+         false,
+         true,
+         [this](const json &a, const std::string &) { return waitView(a); },
+         {{"resource", "Resource"}}},
     };
 }
 
-json McpTools::list() const
+json McpTools::list(bool modern) const
 {
     json tools = json::array();
     for (const Tool &t : m_tools) {
+        json input = t.inputSchema;
+        if (modern)
+            for (const auto &[property, header] : t.headerParams)
+                input["properties"][property]["x-mcp-header"] = header;
         tools.push_back({{"name", t.name},
                          {"title", t.title},
                          {"description", t.description},
-                         {"inputSchema", t.inputSchema},
+                         {"inputSchema", std::move(input)},
                          {"outputSchema", t.outputSchema},
                          {"annotations",
                           {{"readOnlyHint", t.readOnly},
@@ -158,6 +180,16 @@ json McpTools::list() const
                            {"openWorldHint", false}}}});
     }
     return {{"tools", tools}};
+}
+
+const std::vector<std::pair<std::string, std::string>> &
+McpTools::headerParams(const std::string &name) const
+{
+    static const std::vector<std::pair<std::string, std::string>> none;
+    for (const Tool &t : m_tools)
+        if (t.name == name)
+            return t.headerParams;
+    return none;
 }
 
 std::string McpTools::resolve(const std::string &name) const
@@ -202,7 +234,9 @@ std::string McpTools::actorFor(const json &arguments, McpSession &session,
     }
     if (!session.agent.empty()) {
         if (named && *named != session.agent) {
-            *problem = "this session acts as " + session.agent + " and may not name " + *named;
+            *problem =
+                std::string(session.transient ? "this key acts as " : "this session acts as ") +
+                session.agent + " and may not name " + *named;
             return {};
         }
         return session.agent;
@@ -227,7 +261,8 @@ std::uint64_t McpTools::call(const std::string &name, const json &arguments, Mcp
         std::string problem;
         actor = actorFor(arguments, session, &problem);
         if (actor.empty()) {
-            const bool mismatch = problem.rfind("this session", 0) == 0;
+            const bool mismatch =
+                problem.rfind("this session", 0) == 0 || problem.rfind("this key", 0) == 0;
             done(failure({{"ok", false},
                           {"reason", mismatch ? "actor_mismatch" : "invalid"},
                           {"message", problem}},

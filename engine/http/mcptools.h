@@ -30,8 +30,13 @@ public:
 
     McpTools(EngineHost &host, McpSessions &sessions, bool open);
 
-    // The tools/list result.
-    nlohmann::json list() const;
+    // The tools/list result. `modern` (2026-07-28): parameters a gateway may route on are
+    // marked `x-mcp-header` (the client mirrors them into Mcp-Param-* headers).
+    nlohmann::json list(bool modern = false) const;
+    // The parameters of tool `name` (published) mirrored into headers: property -> header name
+    // (the part after Mcp-Param-).
+    const std::vector<std::pair<std::string, std::string>> &
+    headerParams(const std::string &name) const;
     // The published name for `name` (the seed's dotted names are aliases), or empty if unknown.
     std::string resolve(const std::string &name) const;
     // Runs tool `name` (published) for `session`. Answers through `done`, now or when a parked
@@ -65,6 +70,7 @@ public:
         bool needsActor = true;
         bool readOnly = false;
         Handler handler;
+        std::vector<std::pair<std::string, std::string>> headerParams = {}; // see headerParams()
     };
 
     // Publishes one more tool (the workspace tools add theirs).

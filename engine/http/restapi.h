@@ -59,6 +59,11 @@ using Respond = std::function<void(HttpReply)>;
 struct Deferral
 {
     std::function<void()> onClientGone;
+    // Set by the transport: sends `data` as one server-sent event of this request's answer,
+    // turning the answer into an event stream first (200, text/event-stream, chunked), after
+    // which the final answer goes out as the stream's last event. False, and nothing written,
+    // once the client is gone or the answer has gone out.
+    std::function<bool(const QByteArray &data)> sendEvent;
 };
 
 enum class Access { Public, Reader, Agent, Admin };

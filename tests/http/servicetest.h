@@ -50,7 +50,8 @@ struct HttpResult
 class ServiceFixture
 {
 public:
-    explicit ServiceFixture(bool open = false, const QString &workspace = {})
+    explicit ServiceFixture(bool open = false, const QString &workspace = {},
+                            std::int64_t progressEveryMs = 10'000)
     {
         KeyStore keys;
         keys.add(kKeyA, {QStringLiteral("did:agent:a"), Role::Agent});
@@ -62,6 +63,7 @@ public:
         HttpFront::Options options;
         options.open = open;
         options.version = QStringLiteral("test");
+        options.progressEveryMs = progressEveryMs;
         front = std::make_unique<HttpFront>(*host, std::move(keys), options);
         QString error;
         port = front->listen(QHostAddress::LocalHost, 0, &error);

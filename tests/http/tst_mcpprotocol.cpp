@@ -60,6 +60,8 @@ void TstMcpProtocol::initializeNegotiatesTheVersion_data()
                                 << "2025-06-18";
     QTest::newRow("2025-03-26") << "2025-03-26"
                                 << "2025-03-26";
+    QTest::newRow("2026-07-28 has no handshake: newest legacy") << "2026-07-28"
+                                                                << "2025-11-25";
     QTest::newRow("older: newest offered") << "2024-11-05"
                                            << "2025-11-25";
     QTest::newRow("nonsense: newest offered") << "v9"
@@ -179,9 +181,11 @@ void TstMcpProtocol::protocolVersionHeader()
     a.version = header;
     const HttpResult r = a.rpc("ping");
     QCOMPARE(r.status, status);
-    if (status == 400) {
-        QVERIFY(r.body["error"]["message"].get<std::string>().find("MCP-Protocol-Version") !=
-                std::string::npos);
+    if (status == 400) { // UnsupportedProtocolVersionError, in both eras
+        JCOMPARE(r.body["error"]["code"], -32022);
+        JCOMPARE(r.body["error"]["data"]["requested"], header.toStdString());
+        JCOMPARE(r.body["error"]["data"]["supported"],
+                 json({"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}));
         JCOMPARE(r.body["id"], 1);
     }
 }

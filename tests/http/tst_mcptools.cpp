@@ -36,11 +36,7 @@ private:
     // Starts lock_acquire for `client` and returns once the engine holds it parked.
     QNetworkReply *park(McpClient &client, const json &arguments, int id)
     {
-        const std::size_t before = s->host->engine().parkedCount();
-        QNetworkReply *reply =
-            client.start("tools/call", {{"name", "lock_acquire"}, {"arguments", arguments}}, id);
-        [&] { QTRY_COMPARE(s->host->engine().parkedCount(), before + 1); }();
-        return reply;
+        return startParked(*s, client, arguments, id);
     }
 
     std::unique_ptr<ServiceFixture> s;
