@@ -21,12 +21,18 @@ json error(const json &id, int code, const std::string &message, json data)
     return out;
 }
 
-HttpReply httpError(int status, int code, const std::string &message)
+HttpReply httpError(int status, int code, const std::string &message, const json &id)
 {
     HttpReply reply;
     reply.status = status;
-    reply.body = error(nullptr, code, message);
+    reply.body = error(id, code, message);
     return reply;
+}
+
+json idOf(const json &message)
+{
+    const json id = message.is_object() ? message.value("id", json()) : json();
+    return id.is_string() || id.is_number_integer() ? id : json();
 }
 
 HttpReply unauthorized(const std::string &message)

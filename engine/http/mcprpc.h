@@ -28,8 +28,9 @@ nlohmann::json error(const nlohmann::json &id, int code, const std::string &mess
 nlohmann::json error(const nlohmann::json &id, int code, const std::string &message,
                      nlohmann::json data);
 
-// An HTTP answer whose body is a JSON-RPC error without an id.
-HttpReply httpError(int status, int code, const std::string &message);
+// An HTTP answer whose body is a JSON-RPC error (for request `id`, else without one).
+HttpReply httpError(int status, int code, const std::string &message,
+                    const nlohmann::json &id = nullptr);
 // 401 with a WWW-Authenticate challenge.
 HttpReply unauthorized(const std::string &message);
 // 400 with UnsupportedProtocolVersionError: the versions served, and the one asked for.
@@ -40,6 +41,10 @@ HttpReply accepted();
 
 // True for an error response whose code says the message itself was malformed.
 bool isInvalidRequest(const nlohmann::json &response);
+
+// The id of request `message` when it has a valid one (a string or an integer), else null:
+// what every error about that request answers.
+nlohmann::json idOf(const nlohmann::json &message);
 
 // Why `message` is not a JSON-RPC 2.0 request, notification or response (empty when it is).
 std::string malformation(const nlohmann::json &message);

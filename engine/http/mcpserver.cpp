@@ -30,6 +30,20 @@ QString hostName(const QString &authority)
     return name;
 }
 
+// The progressToken in a request's params._meta, or null; read in place, without copying the
+// params.
+json progressTokenOf(const json &message)
+{
+    const auto params = message.find("params");
+    if (params == message.end() || !params->is_object())
+        return {};
+    const auto meta = params->find("_meta");
+    if (meta == params->end() || !meta->is_object())
+        return {};
+    const auto token = meta->find("progressToken");
+    return token == meta->end() ? json() : *token;
+}
+
 // A tool result that granted, rewritten after its grants were given back because the store
 // could not make them durable.
 void notDurable(json &response)
@@ -116,7 +130,8 @@ bool McpServer::hostAllowed(const QString &host) const
     return m_hosts.count(hostName(host)) > 0;
 }
 
-std::optional<HttpReply> McpServer::checkTransport(const RestCall &call) const
+std::optional<HttpReply> McpServer::checkTransport(const RestCall &call,
+                                                   const std::string &version) const
 {
     const QByteArray origin = call.header("origin");
     if (!origin.isEmpty()) {
@@ -140,7 +155,6 @@ std::optional<HttpReply> McpServer::checkTransport(const RestCall &call) const
         return rpc::unauthorized("the bearer key is not known");
     if (!call.identity && !m_options.open)
         return rpc::unauthorized("an Authorization: Bearer <key> header is required");
-    const std::string version = call.header("mcp-protocol-version").trimmed().toStdString();
     const auto &known = supportedVersions();
     if (!version.empty() && std::find(known.begin(), known.end(), version) == known.end())
         return rpc::unsupportedVersion(version, known);
@@ -214,19 +228,17 @@ void McpServer::handle(const RestCall &call, const Respond &respond, Deferral &d
     std::string error;
     std::optional<json> doc =
         call.method == "POST" ? parseJson(call.body, &error) : std::optional<json>();
-    const auto withId = [&doc](HttpReply reply) {
-        if (doc && doc->is_object() && reply.body.is_object() && reply.body.contains("error") &&
-            reply.body.value("id", json()).is_null()) {
-            const json id = doc->value("id", json());
-            if (id.is_string() || id.is_number_integer())
-                reply.body["id"] = id;
-        }
+    const json id = doc ? rpc::idOf(*doc) : json();
+    const auto withId = [&id](HttpReply reply) {
+        if (reply.body.is_object() && reply.body.contains("error") &&
+            reply.body.value("id", json()).is_null())
+            reply.body["id"] = id;
         return reply;
     };
-    if (std::optional<HttpReply> refused = checkTransport(call))
+    const std::string version = call.header("mcp-protocol-version").trimmed().toStdString();
+    if (std::optional<HttpReply> refused = checkTransport(call, version))
         return respond(withId(std::move(*refused)));
     // The era, per request: 2026-07-28 when the header or the body's _meta names it.
-    const std::string version = call.header("mcp-protocol-version").trimmed().toStdString();
     const bool modern =
         version == modernVersion() || (version.empty() && doc && mcpmeta::declaresVersion(*doc));
     if (call.method == "DELETE") {
@@ -288,12 +300,7 @@ void McpServer::serve(McpSession &session, json messages, bool batch, bool event
     const bool modern = session.transient;
     const std::string method =
         modern ? messages.at(0).value("method", std::string()) : std::string();
-    json progressToken;
-    if (!batch && messages.at(0).is_object()) {
-        const json params = messages.at(0).value("params", json::object());
-        if (params.is_object() && params.contains("_meta") && params["_meta"].is_object())
-            progressToken = params["_meta"].value("progressToken", json());
-    }
+    const json progressToken = batch ? json() : progressTokenOf(messages.at(0));
     const McpServer *server = this;
     Reply collect = [state, batch, respond, grants, engine, table, sessionId, modern, method,
                      server](json response) {

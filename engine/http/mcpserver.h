@@ -84,7 +84,8 @@ private:
     using Reply = std::function<void(nlohmann::json response)>; // null json: nothing to send
 
     // The transport checks; an answer when the request is refused before reading messages.
-    std::optional<HttpReply> checkTransport(const RestCall &call) const;
+    // `version`: its MCP-Protocol-Version header, trimmed.
+    std::optional<HttpReply> checkTransport(const RestCall &call, const std::string &version) const;
     bool hostAllowed(const QString &host) const;
     HttpReply endSession(const RestCall &call);
     // The session named by the request, or the refusal (400/403/404) to send instead.

@@ -79,10 +79,9 @@ void McpServer::answer(McpSession &session, const json &message, Reply reply,
                        std::vector<std::uint64_t> &waits)
 {
     const std::string malformed = rpc::malformation(message);
-    const json id = message.is_object() ? message.value("id", json()) : json();
     if (!malformed.empty())
-        return reply(rpc::error(id.is_string() || id.is_number_integer() ? id : json(),
-                                rpc::kInvalidRequest, malformed));
+        return reply(rpc::error(rpc::idOf(message), rpc::kInvalidRequest, malformed));
+    const json id = message.value("id", json());
     if (!message.contains("method"))
         return reply(nullptr); // a client's response to a server request: nothing to say
     const std::string &method = message["method"].get_ref<const std::string &>();

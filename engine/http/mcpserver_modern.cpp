@@ -19,11 +19,7 @@ namespace {
 // offers do not change; five minutes covers a restart with other options.
 constexpr std::int64_t kListTtlMs = 300'000;
 
-json requestId(const json &message)
-{
-    const json id = message.is_object() ? message.value("id", json()) : json();
-    return id.is_string() || id.is_number_integer() ? id : json();
-}
+const json kNothing = json::object(); // absent params or arguments, read in place
 
 } // namespace
 
@@ -48,20 +44,17 @@ std::string McpServer::callerAgent(const RestCall &call, std::optional<HttpReply
 void McpServer::serveModern(const RestCall &call, json message, const Respond &respond,
                             Deferral &deferral)
 {
-    const json id = requestId(message);
-    const auto refuse = [&](int status, int code, const std::string &text, json data = json()) {
-        HttpReply reply;
-        reply.status = status;
-        reply.body = data.is_null() ? rpc::error(id, code, text) : rpc::error(id, code, text, data);
-        respond(std::move(reply));
+    const json id = rpc::idOf(message);
+    const auto refuse = [&](int code, const std::string &text) {
+        respond(rpc::httpError(400, code, text, id));
     };
     if (message.is_array())
-        return refuse(400, rpc::kInvalidRequest,
+        return refuse(rpc::kInvalidRequest,
                       "2026-07-28 takes one JSON-RPC message per POST, not a batch");
     if (const std::string malformed = rpc::malformation(message); !malformed.empty())
-        return refuse(400, rpc::kInvalidRequest, malformed);
+        return refuse(rpc::kInvalidRequest, malformed);
     if (!message.contains("method"))
-        return refuse(400, rpc::kInvalidRequest, "a 2026-07-28 client sends no responses");
+        return refuse(rpc::kInvalidRequest, "a 2026-07-28 client sends no responses");
     if (!message.contains("id")) {
         // Over HTTP, closing the answer's stream cancels a request; notifications/cancelled
         // is honoured too, for the agent's own calls.
@@ -69,26 +62,23 @@ void McpServer::serveModern(const RestCall &call, json message, const Respond &r
             cancelModern(call, message);
         return respond(rpc::accepted());
     }
-    const json &params = message.contains("params") ? message["params"] : json::object();
+    const json &params = message.contains("params") ? message["params"] : kNothing;
     if (!params.is_object())
-        return refuse(400, rpc::kInvalidParams, "params must be an object");
+        return refuse(rpc::kInvalidParams, "params must be an object");
     std::string problem;
     const std::optional<mcpmeta::RequestMeta> meta = mcpmeta::read(params, &problem);
     if (!meta)
-        return refuse(400, rpc::kInvalidParams, problem);
+        return refuse(rpc::kInvalidParams, problem);
     if (problem = mcpmeta::headerMismatch(call, message, meta->protocolVersion); !problem.empty())
-        return refuse(400, rpc::kHeaderMismatch, problem);
+        return refuse(rpc::kHeaderMismatch, problem);
     if (message["method"] == "tools/call" && params.contains("name") && params["name"].is_string())
         if (problem = mcpmeta::paramHeaderMismatch(
-                call, params.value("arguments", json::object()),
+                call, params.contains("arguments") ? params["arguments"] : kNothing,
                 m_tools.headerParams(m_tools.resolve(params["name"].get<std::string>())));
             !problem.empty())
-            return refuse(400, rpc::kHeaderMismatch, problem);
-    if (meta->protocolVersion != modernVersion()) {
-        HttpReply reply = rpc::unsupportedVersion(meta->protocolVersion, supportedVersions());
-        reply.body["id"] = id;
-        return respond(std::move(reply));
-    }
+            return refuse(rpc::kHeaderMismatch, problem);
+    // Here _meta's version equals the header's, which is 2026-07-28: the transport refused a
+    // version nobody speaks (-32022), and a 2025 header does not come this way.
     std::optional<HttpReply> refusal;
     const std::string agent = callerAgent(call, refusal);
     if (refusal) {
@@ -111,10 +101,7 @@ void McpServer::listen(const RestCall &call, const json &id, const json &params,
                        const Respond &respond, Deferral &deferral)
 {
     const auto refuse = [&](int code, const std::string &text) {
-        HttpReply reply;
-        reply.status = 400;
-        reply.body = rpc::error(id, code, text);
-        respond(std::move(reply));
+        respond(rpc::httpError(400, code, text, id));
     };
     if (!call.header("accept").contains("text/event-stream") || !deferral.sendEvent)
         return refuse(rpc::kInvalidRequest, "subscriptions/listen answers with an event stream: "

@@ -223,8 +223,8 @@ json McpTools::failure(json structured, const std::string &sentence)
         {"isError", true}};
 }
 
-std::string McpTools::actorFor(const json &arguments, McpSession &session,
-                               std::string *problem) const
+std::string McpTools::actorFor(const json &arguments, McpSession &session, std::string *problem,
+                               bool *mismatch) const
 {
     FieldReader r(arguments);
     const std::optional<std::string> named = r.did("actorDid", false);
@@ -237,6 +237,7 @@ std::string McpTools::actorFor(const json &arguments, McpSession &session,
             *problem =
                 std::string(session.transient ? "this key acts as " : "this session acts as ") +
                 session.agent + " and may not name " + *named;
+            *mismatch = true;
             return {};
         }
         return session.agent;
@@ -259,10 +260,9 @@ std::uint64_t McpTools::call(const std::string &name, const json &arguments, Mcp
     std::string actor;
     if (tool->needsActor) {
         std::string problem;
-        actor = actorFor(arguments, session, &problem);
+        bool mismatch = false;
+        actor = actorFor(arguments, session, &problem, &mismatch);
         if (actor.empty()) {
-            const bool mismatch =
-                problem.rfind("this session", 0) == 0 || problem.rfind("this key", 0) == 0;
             done(failure({{"ok", false},
                           {"reason", mismatch ? "actor_mismatch" : "invalid"},
                           {"message", problem}},

@@ -83,9 +83,10 @@ public:
 
 private:
     void publish();
-    // The calling agent: the session's, or the actorDid argument in open mode. Sets `problem`.
-    std::string actorFor(const nlohmann::json &arguments, McpSession &session,
-                         std::string *problem) const;
+    // The calling agent: the session's, or the actorDid argument in open mode. Sets `problem`,
+    // and `mismatch` when the arguments name another agent than the caller.
+    std::string actorFor(const nlohmann::json &arguments, McpSession &session, std::string *problem,
+                         bool *mismatch) const;
 
     Step lockAcquire(const nlohmann::json &args, const std::string &actor) const;
     Step lockRelease(const nlohmann::json &args, const std::string &actor) const;

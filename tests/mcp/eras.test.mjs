@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport as LegacyTransport }
   from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 
-import { startLeasehold } from './leasehold.mjs';
+import { hasParked, noneParked, startLeasehold, untilQueue } from './leasehold.mjs';
 
 const KEYS = {
   keys: [
@@ -59,25 +59,12 @@ const call = (agent, name, args = {}, options) => (agent.era === 'modern'
   ? agent.client.callTool({ name, arguments: args }, options)
   : agent.client.callTool({ name, arguments: args }, undefined, options));
 
-// Resolves once `did` is parked on `resource`, by asking the server (state, never elapsed time).
-async function parked(did, resource) {
-  for (let attempt = 0; attempt < 500; ++attempt) {
-    const view = await call(agents.m1, 'coordination_wait', { resource });
-    if (view.structuredContent.waiters.some((w) => w.actorDid === did && w.kind === 'parked'))
-      return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  assert.fail(`${did} never parked on ${resource}`);
-}
-
-async function nobodyParked(resource) {
-  for (let attempt = 0; attempt < 500; ++attempt) {
-    const view = await call(agents.m1, 'coordination_wait', { resource });
-    if (!view.structuredContent.waiters.some((w) => w.kind === 'parked')) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  assert.fail(`a wait on ${resource} was left parked`);
-}
+const waiters = (resource) => async () =>
+  (await call(agents.m1, 'coordination_wait', { resource })).structuredContent.waiters;
+const parked = (did, resource) =>
+  untilQueue(waiters(resource), hasParked(did), `${did} parked on ${resource}`);
+const nobodyParked = (resource) =>
+  untilQueue(waiters(resource), noneParked, `no wait left on ${resource}`);
 
 before(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'leasehold-eras-'));
@@ -144,14 +131,17 @@ for (const waiterName of ['m2', 'l1']) {
       // The waiter's requests time out after 1 s unless progress resets the clock; it waits
       // longer than that, hearing every PROGRESS_MS whom it waits for.
       const heard = [];
+      let sixHeard;
+      const six = new Promise((resolve) => { sixHeard = resolve; });
       const waiting = call(waiter, 'lock_acquire', { paths: [FILE], wait: 30 }, {
         timeout: 1000,
         resetTimeoutOnProgress: true,
-        onprogress: (p) => heard.push(p),
+        onprogress: (p) => { if (heard.push(p) === 6) sixHeard(); },
       });
       await parked(did, `fs:${FILE}`);
-      for (let i = 0; heard.length < 6 && i < 100; ++i)
-        await new Promise((resolve) => setTimeout(resolve, PROGRESS_MS));
+      // Six notifications take 5 intervals (1.5 s): beyond the 1 s timeout, so the call is
+      // still waiting only because progress reset it. A call that timed out ends the race.
+      await Promise.race([six, waiting]);
       assert.ok(heard.length >= 6, `heard ${heard.length} progress notifications`);
       assert.match(heard[0].message, /held by did:agent:m1/);
       assert.equal(heard[0].total, 30000);

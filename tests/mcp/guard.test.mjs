@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { startLeasehold } from './leasehold.mjs';
+import { hasParked, noneParked, startLeasehold, untilQueue } from './leasehold.mjs';
 
 const KEYS = {
   keys: [
@@ -121,29 +121,22 @@ test('another agent\'s lease refuses the write, naming the holder; a lock protec
   assert.ok(!(await call(b, 'lock_release', {})).isError);
 });
 
-// Resolves once `did` is parked on `resource`, asking the service after each answer (state,
-// never elapsed time).
-async function parked(did, resource) {
-  for (let attempt = 0; attempt < 500; ++attempt) {
-    const response = await fetch(`${server.url}/api/v1/acp/coordination/wait?resource=${resource}`,
-                                 { headers: { Authorization: 'Bearer key-agent-a-0123456789' } });
-    const view = await response.json();
-    if (view.waiters.some((w) => w.actorDid === did && w.kind === 'parked')) return true;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return false;
-}
+// The wait queue on `resource`, as the REST surface shows it.
+const waiters = (resource) => async () => {
+  const response = await fetch(`${server.url}/api/v1/acp/coordination/wait?resource=${resource}`,
+                               { headers: { Authorization: 'Bearer key-agent-a-0123456789' } });
+  return (await response.json()).waiters;
+};
 
 test('a client that gives up on a parked lock_acquire cancels the wait; nothing is taken', async () => {
   assert.ok(!(await call(a, 'lock_acquire', { paths: ['src/wait.txt'] })).isError);
   const abort = new AbortController();
   const waiting = b.client.callTool({ name: 'lock_acquire', arguments: { paths: ['src/wait.txt'], wait: 60 } },
                                     undefined, { signal: abort.signal });
-  assert.ok(await parked('did:agent:b', 'fs:src/wait.txt'), 'b parks behind a');
+  await untilQueue(waiters('fs:src/wait.txt'), hasParked('did:agent:b'), 'b parked behind a');
   abort.abort('the user pressed stop');
   await assert.rejects(waiting);
-  for (let attempt = 0; attempt < 500 && await parked('did:agent:b', 'fs:src/wait.txt'); ++attempt);
-  assert.equal(await parked('did:agent:b', 'fs:src/wait.txt'), false);
+  await untilQueue(waiters('fs:src/wait.txt'), noneParked, 'no wait left after the cancel');
   assert.ok(!(await call(a, 'lock_release', {})).isError);
   const status = await call(b, 'lock_status');
   assert.deepEqual(status.structuredContent.held, []);

@@ -40,3 +40,18 @@ export async function startLeasehold({ keys, open = false, extraArgs = [] } = {}
     },
   };
 }
+
+// Resolves once `ready(waiters)` holds for the wait queue `readWaiters()` returns, reading it
+// again after each answer: the check is on state, never on elapsed time. Fails after 500 reads.
+export async function untilQueue(readWaiters, ready, what) {
+  for (let attempt = 0; attempt < 500; ++attempt) {
+    if (ready(await readWaiters())) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`the wait queue never showed ${what}`);
+}
+
+// Whether `did` has a parked wait in `waiters`.
+export const hasParked = (did) => (waiters) =>
+  waiters.some((w) => w.actorDid === did && w.kind === 'parked');
+export const noneParked = (waiters) => !waiters.some((w) => w.kind === 'parked');

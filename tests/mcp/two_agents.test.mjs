@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { startLeasehold } from './leasehold.mjs';
+import { hasParked, noneParked, startLeasehold, untilQueue } from './leasehold.mjs';
 
 const KEYS = {
   keys: [
@@ -36,17 +36,10 @@ async function connect(key, name) {
 const call = (agent, name, args = {}, options) =>
   agent.client.callTool({ name, arguments: args }, undefined, options);
 
-// Resolves once `did` is parked on `resource`, by asking the server after each change it
-// reports — the check is on state, never on elapsed time.
-async function parked(did, resource) {
-  for (let attempt = 0; attempt < 500; ++attempt) {
-    const view = await call(a, 'coordination_wait', { resource });
-    if (view.structuredContent.waiters.some((w) => w.actorDid === did && w.kind === 'parked'))
-      return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  assert.fail(`${did} never parked on ${resource}`);
-}
+const waiters = (resource) => async () =>
+  (await call(a, 'coordination_wait', { resource })).structuredContent.waiters;
+const parked = (did, resource) =>
+  untilQueue(waiters(resource), hasParked(did), `${did} parked on ${resource}`);
 
 before(async () => {
   server = await startLeasehold({ keys: KEYS });
@@ -122,13 +115,7 @@ test('a cancelled wait takes nothing', async () => {
   await parked('did:agent:b', 'docs/guide.md');
   abort.abort('the user stopped the run');
   await assert.rejects(waiting);
-  for (let attempt = 0; attempt < 500; ++attempt) {
-    const view = await call(a, 'coordination_wait', { resource: 'docs' });
-    if (!view.structuredContent.waiters.some((w) => w.kind === 'parked')) break;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  const view = await call(a, 'coordination_wait', { resource: 'docs' });
-  assert.ok(!view.structuredContent.waiters.some((w) => w.kind === 'parked'));
+  await untilQueue(waiters('docs'), noneParked, 'no wait left on docs');
   await call(a, 'lock_release');
   const status = await call(b, 'lock_status');
   assert.deepEqual(status.structuredContent.held, [], 'the cancelled wait was not granted later');
