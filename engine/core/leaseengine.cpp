@@ -66,8 +66,8 @@ std::int64_t LeaseEngine::clampTtl(std::optional<std::int64_t> ttlMs) const
 LeaseRecord *LeaseEngine::ownLease(const AgentRecord *agent, const ResourceName &name) const
 {
     if (const auto *leases = m_trie.leasesAt(name)) {
-        for (LeaseRecord *l : *leases) {
-            if (l->agent == agent && !l->pending)
+        for (LeaseRecord *l : *leases) { // the node also holds patterns of its literal prefix
+            if (l->agent == agent && !l->pending && l->resource == name)
                 return l;
         }
     }

@@ -134,10 +134,11 @@ void LeaseEngine::wake(std::vector<ResourceName> freed)
         nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
         candidates.clear();
         for (const TrieNode *node : nodes) {
-            for (const auto &[ticket, w] : node->parked) {
+            // Behind the first exclusive entry of a plain name nobody at this node can go
+            // before it; an exclusive pattern may name other things than later entries do.
+            for (const auto &[key, w] : node->parked) {
                 candidates.push_back(w);
-                const auto at = std::find(w->nodes.begin(), w->nodes.end(), node);
-                if (w->exclusive[static_cast<std::size_t>(at - w->nodes.begin())])
+                if (w->exclusive[key.second] && !w->resources[key.second].isPattern())
                     break;
             }
         }

@@ -1,5 +1,6 @@
 #include "resourcename.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -86,6 +87,50 @@ bool normalise(std::string_view text, std::vector<std::string> &out)
     return true;
 }
 
+// True when segment[i] is a '\\' escaping the next character (PathPattern's rule).
+bool escapesNext(std::string_view segment, std::size_t i)
+{
+    if (segment[i] != '\\' || i + 1 >= segment.size())
+        return false;
+    const char next = segment[i + 1];
+    return next == '*' || next == '?' || next == '[' || next == ']' || next == '\\';
+}
+
+bool isMeta(char c)
+{
+    return c == '*' || c == '?' || c == '[' || c == ']';
+}
+
+// A plain segment as written -> as stored: escapes resolved.
+std::string unescape(std::string_view segment)
+{
+    std::string out;
+    out.reserve(segment.size());
+    for (std::size_t i = 0; i < segment.size(); ++i) {
+        if (escapesNext(segment, i))
+            ++i;
+        out += segment[i];
+    }
+    return out;
+}
+
+// A stored plain segment -> canonical text that reads back as the same segment: metacharacters
+// escaped, and a backslash escaped where it would otherwise escape what follows it.
+std::string escape(std::string_view segment)
+{
+    std::string out;
+    out.reserve(segment.size());
+    for (std::size_t i = 0; i < segment.size(); ++i) {
+        const char c = segment[i];
+        const bool beforeSpecial =
+            i + 1 < segment.size() && (isMeta(segment[i + 1]) || segment[i + 1] == '\\');
+        if (isMeta(c) || (c == '\\' && beforeSpecial))
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
 } // namespace
 
 ResourceName::ResourceName()
@@ -94,7 +139,8 @@ ResourceName::ResourceName()
     m_data = empty;
 }
 
-ResourceName::ResourceName(std::string scheme, std::vector<std::string> path)
+ResourceName::ResourceName(std::string scheme, std::vector<std::string> path,
+                           std::shared_ptr<const PathPattern> pattern)
 {
     auto data = std::make_shared<Data>();
     data->canonical = scheme + ':';
@@ -103,15 +149,17 @@ ResourceName::ResourceName(std::string scheme, std::vector<std::string> path)
     for (std::size_t i = 0; i < path.size(); ++i) {
         if (i)
             data->canonical += '/';
-        data->canonical += path[i];
+        data->canonical += pattern ? path[i] : escape(path[i]);
     }
+    const std::vector<std::string> &key = pattern ? pattern->literalPrefix() : path;
     const std::hash<std::string_view> hash;
-    data->hashes.reserve(path.size() + 1);
+    data->hashes.reserve(key.size() + 1);
     data->hashes.push_back(hash(scheme));
-    for (const std::string &segment : path)
+    for (const std::string &segment : key)
         data->hashes.push_back(hash(segment));
     data->scheme = std::move(scheme);
     data->path = std::move(path);
+    data->pattern = std::move(pattern);
     m_data = std::move(data);
 }
 
@@ -119,13 +167,36 @@ bool ResourceName::covers(const ResourceName &other) const
 {
     const Data &a = *m_data;
     const Data &b = *other.m_data;
-    if (a.scheme != b.scheme || a.path.size() > b.path.size())
+    if (a.scheme != b.scheme)
+        return false;
+    if (a.pattern) {
+        if (b.pattern)
+            return a.canonical == b.canonical;
+        return a.pattern->covers(b.path);
+    }
+    // A plain name covers what starts with it: a plain name below it, or a pattern whose
+    // literal prefix is below it (everything that pattern matches is).
+    const std::vector<std::string> &target = other.key();
+    if (a.path.size() > target.size())
         return false;
     for (std::size_t i = 0; i < a.path.size(); ++i) {
-        if (a.path[i] != b.path[i])
+        if (a.path[i] != target[i])
             return false;
     }
     return true;
+}
+
+bool ResourceName::overlaps(const ResourceName &other) const
+{
+    const Data &a = *m_data;
+    const Data &b = *other.m_data;
+    if (a.scheme != b.scheme)
+        return false;
+    if (!a.pattern && !b.pattern)
+        return covers(other) || other.covers(*this);
+    if (a.pattern && b.pattern) // two patterns: a name both match (docs/protocol.md, Patterns)
+        return a.pattern->sharesName(*b.pattern);
+    return a.pattern ? a.pattern->collides(b.path) : b.pattern->collides(a.path);
 }
 
 ResourceParser::ResourceParser(std::string workspaceRoot)
@@ -133,6 +204,21 @@ ResourceParser::ResourceParser(std::string workspaceRoot)
 {
     if (!m_rootText.empty())
         normalise(m_rootText, m_root);
+}
+
+std::string ResourceParser::literalPath(std::string_view path)
+{
+    std::string out;
+    std::size_t from = 0;
+    while (from <= path.size()) {
+        const std::size_t slash = std::min(path.find('/', from), path.size());
+        out += escape(path.substr(from, slash - from));
+        if (slash == path.size())
+            break;
+        out += '/';
+        from = slash + 1;
+    }
+    return out;
 }
 
 ParsedName ResourceParser::parse(std::string_view text) const
@@ -169,6 +255,19 @@ ParsedName ResourceParser::parse(std::string_view text) const
     }
     if (path.empty() && scheme != "fs")
         return NameError{"names no resource after '" + scheme + ":'"};
+    bool pattern = false;
+    for (const std::string &segment : path)
+        pattern = pattern || segment == "**" || PathPattern::isPattern(segment);
+    if (pattern) {
+        std::string problem;
+        std::optional<PathPattern> parsed = PathPattern::parse(path, &problem);
+        if (!parsed)
+            return NameError{"is not a valid pattern: " + problem};
+        return ResourceName(std::move(scheme), std::move(path),
+                            std::make_shared<const PathPattern>(std::move(*parsed)));
+    }
+    for (std::string &segment : path)
+        segment = unescape(segment);
     return ResourceName(std::move(scheme), std::move(path));
 }
 

@@ -14,6 +14,20 @@ inline bool leaseConflicts(const LeaseRecord *l, bool exclusive, const AgentReco
     return (l->exclusive || exclusive) && (l->agent != self || l->pending.has_value());
 }
 
+// Whether an entry for `entry`, found on the way to `query` or below it, names something the
+// question does: always for two plain names (their places in the trie say so), decided exactly
+// when either is a pattern.
+inline bool meets(const ResourceName &entry, const ResourceName &query)
+{
+    return (!entry.isPattern() && !query.isPattern()) || entry.overlaps(query);
+}
+
+inline const ResourceName &entryName(const std::pair<std::uint64_t, std::size_t> &key,
+                                     const Waiter *w)
+{
+    return w->resources[key.second];
+}
+
 // Calls step(node) for each existing node on the path of `name` (scheme node first); stops
 // when a node is missing or step returns false. Returns the deepest node reached when the whole
 // path exists, else nullptr.
@@ -21,10 +35,10 @@ template<class Step>
 const TrieNode *walkPath(const TrieNode &root, const ResourceName &name, Step &&step)
 {
     const TrieNode *node = &root;
-    const std::size_t n = name.path().size() + 1;
+    const std::size_t n = name.key().size() + 1;
     const std::vector<std::size_t> &hashes = name.segmentHashes();
     for (std::size_t i = 0; i < n; ++i) {
-        const std::string &segment = i == 0 ? name.scheme() : name.path()[i - 1];
+        const std::string &segment = i == 0 ? name.scheme() : name.key()[i - 1];
         auto it = node->children.find(SegmentKey{segment, hashes[i]});
         if (it == node->children.end())
             return nullptr;
@@ -36,7 +50,8 @@ const TrieNode *walkPath(const TrieNode &root, const ResourceName &name, Step &&
 }
 
 template<class Visit>
-bool visitLeaseSubtree(const TrieNode *node, bool exclusive, const AgentRecord *self, Visit &visit)
+bool visitLeaseSubtree(const TrieNode *node, const ResourceName &query, bool exclusive,
+                       const AgentRecord *self, Visit &visit)
 {
     for (const auto &entry : node->children) {
         const TrieNode *child = entry.second.get();
@@ -45,10 +60,10 @@ bool visitLeaseSubtree(const TrieNode *node, bool exclusive, const AgentRecord *
         if (relevant == 0)
             continue;
         for (LeaseRecord *l : child->leases) {
-            if (leaseConflicts(l, exclusive, self) && !visit(l))
+            if (leaseConflicts(l, exclusive, self) && meets(l->resource, query) && !visit(l))
                 return false;
         }
-        if (!visitLeaseSubtree(child, exclusive, self, visit))
+        if (!visitLeaseSubtree(child, query, exclusive, self, visit))
             return false;
     }
     return true;
@@ -61,50 +76,48 @@ void visitLeaseConflicts(const TrieNode &root, const ResourceName &name, bool ex
     bool go = true;
     const TrieNode *node = walkPath(root, name, [&](const TrieNode *n) {
         for (LeaseRecord *l : n->leases) {
-            if (leaseConflicts(l, exclusive, self) && !visit(l))
+            if (leaseConflicts(l, exclusive, self) && meets(l->resource, name) && !visit(l))
                 return go = false;
         }
         return true;
     });
     if (go && node)
-        visitLeaseSubtree(node, exclusive, self, visit);
-}
-
-bool entryIsExclusive(const Waiter *w, const TrieNode *node)
-{
-    for (std::size_t i = 0; i < w->nodes.size(); ++i) {
-        if (w->nodes[i] == node)
-            return w->exclusive[i];
-    }
-    return false;
+        visitLeaseSubtree(node, name, exclusive, self, visit);
 }
 
 template<class Visit>
-bool visitParkedAt(const TrieNode *node, bool exclusive, std::uint64_t before, Visit &visit)
+bool visitParkedAt(const TrieNode *node, const ResourceName &query, bool exclusive,
+                   std::uint64_t before, Visit &visit)
 {
-    for (const auto &[ticket, waiter] : node->parked) {
-        if (ticket >= before)
+    for (const auto &[key, waiter] : node->parked) {
+        if (key.first >= before)
             break;
-        if ((entryIsExclusive(waiter, node) || exclusive) && !visit(waiter))
+        if ((waiter->exclusive[key.second] || exclusive) && meets(entryName(key, waiter), query) &&
+            !visit(waiter))
             return false;
     }
     return true;
 }
 
-// The direct blockers at one node, newest first (see forEachParkedBlocker).
+// The direct blockers at one node, newest first (see forEachParkedBlocker). Behind an exclusive
+// entry of a plain name nothing earlier at the node needs a visit: that entry overlaps every
+// entry there and waits for them all. An exclusive pattern entry does not (two patterns on one
+// node may name different things), so the scan goes on past it.
 template<class Visit>
-bool visitBlockersAt(const TrieNode *node, bool exclusive, std::uint64_t before,
-                     const AgentRecord *self, Visit &visit)
+bool visitBlockersAt(const TrieNode *node, const ResourceName &query, bool exclusive,
+                     std::uint64_t before, const AgentRecord *self, Visit &visit)
 {
-    auto it = node->parked.lower_bound(before);
+    auto it = node->parked.lower_bound({before, 0});
     while (it != node->parked.begin()) {
         --it;
-        if (it->second->agent == self)
+        const auto &[key, waiter] = *it;
+        if (waiter->agent == self)
             continue;
-        const bool entryExclusive = entryIsExclusive(it->second, node);
-        if ((entryExclusive || exclusive) && !visit(it->second))
+        const ResourceName &name = entryName(key, waiter);
+        const bool entryExclusive = waiter->exclusive[key.second];
+        if ((entryExclusive || exclusive) && meets(name, query) && !visit(waiter))
             return false;
-        if (entryExclusive)
+        if (entryExclusive && !name.isPattern() && meets(name, query))
             break;
     }
     return true;
@@ -139,22 +152,25 @@ void forParkedNodes(const TrieNode &root, const ResourceName &name, bool exclusi
         forParkedBelow(node, exclusive, atNode);
 }
 
-bool wantConflictAt(const TrieNode *node, bool exclusive, const AgentRecord *self)
+bool wantConflictAt(const TrieNode *node, const ResourceName &query, bool exclusive,
+                    const AgentRecord *self)
 {
     for (const WantRecord *w : node->wants) {
-        if (w->agent != self && (w->exclusive || exclusive))
+        if (w->agent != self && (w->exclusive || exclusive) && meets(w->resource, query))
             return true;
     }
     return false;
 }
 
-bool wantConflictBelow(const TrieNode *node, bool exclusive, const AgentRecord *self)
+bool wantConflictBelow(const TrieNode *node, const ResourceName &query, bool exclusive,
+                       const AgentRecord *self)
 {
     for (const auto &entry : node->children) {
         const TrieNode *child = entry.second.get();
         if (child->subWants == 0)
             continue;
-        if (wantConflictAt(child, exclusive, self) || wantConflictBelow(child, exclusive, self))
+        if (wantConflictAt(child, query, exclusive, self) ||
+            wantConflictBelow(child, query, exclusive, self))
             return true;
     }
     return false;
@@ -183,10 +199,10 @@ template<class Adjust> void adjustUp(TrieNode *node, Adjust &&adjust)
 TrieNode *ResourceTrie::ensure(const ResourceName &name)
 {
     TrieNode *node = &m_root;
-    const std::size_t n = name.path().size() + 1;
+    const std::size_t n = name.key().size() + 1;
     const std::vector<std::size_t> &hashes = name.segmentHashes();
     for (std::size_t i = 0; i < n; ++i) {
-        const std::string &segment = i == 0 ? name.scheme() : name.path()[i - 1];
+        const std::string &segment = i == 0 ? name.scheme() : name.key()[i - 1];
         auto it = node->children.find(SegmentKey{segment, hashes[i]});
         if (it == node->children.end()) {
             auto child = std::make_unique<TrieNode>();
@@ -256,7 +272,7 @@ void ResourceTrie::addParked(Waiter *waiter, std::size_t index)
 {
     TrieNode *node = ensure(waiter->resources[index]);
     waiter->nodes[index] = node;
-    node->parked.emplace(waiter->ticket, waiter);
+    node->parked.emplace(std::make_pair(waiter->ticket, index), waiter);
     const int c = classOf(waiter->exclusive[index]);
     adjustUp(node, [c](TrieNode *n) { ++n->subParked[c]; });
 }
@@ -264,7 +280,7 @@ void ResourceTrie::addParked(Waiter *waiter, std::size_t index)
 void ResourceTrie::removeParked(Waiter *waiter, std::size_t index)
 {
     TrieNode *node = waiter->nodes[index];
-    node->parked.erase(waiter->ticket);
+    node->parked.erase(std::make_pair(waiter->ticket, index));
     const int c = classOf(waiter->exclusive[index]);
     adjustUp(node, [c](TrieNode *n) { --n->subParked[c]; });
     waiter->nodes[index] = nullptr;
@@ -315,7 +331,7 @@ void ResourceTrie::forEachParkedConflict(const ResourceName &name, bool exclusiv
                                          FunctionRef<bool(Waiter *)> visit) const
 {
     forParkedNodes(m_root, name, exclusive, [&](const TrieNode *n) {
-        return visitParkedAt(n, exclusive, beforeTicket, visit);
+        return visitParkedAt(n, name, exclusive, beforeTicket, visit);
     });
 }
 
@@ -328,7 +344,7 @@ Waiter *ResourceTrie::firstParkedConflict(const ResourceName &name, bool exclusi
         return false;
     };
     forParkedNodes(m_root, name, exclusive, [&](const TrieNode *n) {
-        return visitParkedAt(n, exclusive, beforeTicket, first);
+        return visitParkedAt(n, name, exclusive, beforeTicket, first);
     });
     return found;
 }
@@ -344,14 +360,21 @@ void ResourceTrie::forEachParkedBlocker(const ResourceName &name, bool exclusive
                                         FunctionRef<bool(Waiter *)> visit) const
 {
     forParkedNodes(m_root, name, exclusive, [&](const TrieNode *n) {
-        return visitBlockersAt(n, exclusive, beforeTicket, self, visit);
+        return visitBlockersAt(n, name, exclusive, beforeTicket, self, visit);
     });
 }
 
 int ResourceTrie::waitersAt(const ResourceName &name) const
 {
     const TrieNode *node = find(name);
-    return node ? static_cast<int>(node->parked.size() + node->wants.size()) : 0;
+    if (!node)
+        return 0;
+    int n = 0; // entries on exactly `name`: the node also holds patterns of its literal prefix
+    for (const auto &[key, waiter] : node->parked)
+        n += entryName(key, waiter) == name;
+    for (const WantRecord *want : node->wants)
+        n += want->resource == name;
+    return n;
 }
 
 bool ResourceTrie::anyWantConflict(const ResourceName &name, bool exclusive,
@@ -359,10 +382,10 @@ bool ResourceTrie::anyWantConflict(const ResourceName &name, bool exclusive,
 {
     bool found = false;
     const TrieNode *node = walkPath(m_root, name, [&](const TrieNode *n) {
-        found = found || wantConflictAt(n, exclusive, self);
+        found = found || wantConflictAt(n, name, exclusive, self);
         return !found;
     });
-    return found || (node && wantConflictBelow(node, exclusive, self));
+    return found || (node && wantConflictBelow(node, name, exclusive, self));
 }
 
 void ResourceTrie::collectQueues(const ResourceName &name, std::vector<TrieNode *> &out) const
@@ -398,16 +421,11 @@ bool checkNode(const TrieNode &node, std::array<std::uint32_t, 2> &leases,
             return false;
         ++myLeases[classOf(l->exclusive)];
     }
-    for (const auto &[ticket, w] : node.parked) {
-        bool found = false;
-        for (std::size_t i = 0; i < w->nodes.size(); ++i) {
-            if (w->nodes[i] == &node) {
-                found = true;
-                ++myParked[classOf(w->exclusive[i])];
-            }
-        }
-        if (!found || w->ticket != ticket)
+    for (const auto &[key, w] : node.parked) {
+        if (key.second >= w->nodes.size() || w->nodes[key.second] != &node ||
+            w->ticket != key.first)
             return false;
+        ++myParked[classOf(w->exclusive[key.second])];
     }
     for (const auto &entry : node.children) {
         if (entry.second->parent != &node)

@@ -38,16 +38,21 @@ struct SegmentEqual
 };
 
 // One node per name prefix: the scheme, then each path segment. A node lists the leases,
-// parked waiters and wants on exactly its name, and counts those in its whole subtree, so a
-// conflict check visits the ancestors of a name plus only the parts of its subtree where
-// something conflicting lives: the cost follows the depth of the name, not the number of leases.
+// parked waiters and wants on exactly its name (a pattern's: its literal prefix), and counts
+// those in its whole subtree, so a conflict check visits the ancestors of a name plus only the
+// parts of its subtree where something conflicting lives: the cost follows the depth of the
+// name, not the number of leases. Entries of plain names on the way are conflicts by position
+// alone; where a pattern is involved (an entry's or the question's) the two names are tested
+// exactly (ResourceName::overlaps), so patterns cost in proportion to the patterns met.
 struct TrieNode
 {
     TrieNode *parent = nullptr;
     std::string segment;
     std::unordered_map<std::string, std::unique_ptr<TrieNode>, SegmentHash, SegmentEqual> children;
     std::vector<LeaseRecord *> leases;
-    std::map<std::uint64_t, Waiter *> parked; // by ticket: FIFO order
+    // By (ticket, index of the waiter's resource): FIFO order. One waiter may park twice on a
+    // node, for two patterns with the same literal prefix.
+    std::map<std::pair<std::uint64_t, std::size_t>, Waiter *> parked;
     std::vector<WantRecord *> wants;
     // Subtree totals, this node included; index 0 shared, 1 exclusive.
     std::array<std::uint32_t, 2> subLeases{};

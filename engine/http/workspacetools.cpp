@@ -217,11 +217,15 @@ WorkspaceTools::target(const json &args, const char *field, bool required, bool 
     if (!lexical.isWorkspacePath())
         return fail("invalid",
                     std::string(field) + " must be a workspace path, not " + lexical.canonical());
+    if (lexical.isPattern())
+        return fail("invalid", std::string(field) + " must name one path, not a pattern (" +
+                                   lexical.canonical() + "); escape a literal *, ? or [ as \\*");
     auto resolved = m_fs.resolve(lexical.path());
     if (const auto *error = std::get_if<FsError>(&resolved))
         return fail(error->code, error->message);
     WorkspaceFs::Resolved where = std::get<WorkspaceFs::Resolved>(std::move(resolved));
-    ParsedName physical = m_host.parser().parse(where.entry.path.empty() ? "." : where.entry.path);
+    ParsedName physical = m_host.parser().parse(
+        where.entry.path.empty() ? "." : ResourceParser::literalPath(where.entry.path));
     if (!std::holds_alternative<ResourceName>(physical))
         return fail("escapes_root", std::string(field) + " does not lie inside the workspace");
     Target t{std::get<ResourceName>(physical), std::move(where), {}};

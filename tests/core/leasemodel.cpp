@@ -1,5 +1,7 @@
 #include "leasemodel.h"
 
+#include "bruteoverlap.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +22,7 @@ double LeaseModel::trust(const std::string &did) const
 bool LeaseModel::leaseConflicts(const MLease &l, const ResourceName &r, bool excl,
                                 const std::string &agent) const
 {
-    return l.resource.overlaps(r) && (l.exclusive || excl) && (l.agent != agent || l.pending >= 0);
+    return bruteOverlaps(l.resource, r) && (l.exclusive || excl) && (l.agent != agent || l.pending >= 0);
 }
 
 std::pair<int, std::set<std::string>> LeaseModel::contention(const std::string &agent,
@@ -40,7 +42,7 @@ std::pair<int, std::set<std::string>> LeaseModel::contention(const std::string &
         for (std::size_t p = 0; p < n; ++p) {
             const MWaiter &w = m_parked[p];
             for (std::size_t j = 0; j < w.resources.size(); ++j) {
-                if (w.resources[j].overlaps(res[i]) && (w.exclusive[j] || excl[i]))
+                if (bruteOverlaps(w.resources[j], res[i]) && (w.exclusive[j] || excl[i]))
                     holders.insert(w.agent);
             }
         }
@@ -60,7 +62,7 @@ std::set<std::string> LeaseModel::edges(const std::string &agent) const
         }
         for (std::size_t p = 0; p < beforeParked && p < m_parked.size(); ++p) {
             for (std::size_t j = 0; j < m_parked[p].resources.size(); ++j) {
-                if (m_parked[p].resources[j].overlaps(r) && (m_parked[p].exclusive[j] || excl))
+                if (bruteOverlaps(m_parked[p].resources[j], r) && (m_parked[p].exclusive[j] || excl))
                     out.insert(m_parked[p].agent);
             }
         }
@@ -90,7 +92,7 @@ bool LeaseModel::closesCycle(const std::string &agent, const std::vector<Resourc
         }
         for (const MWaiter &w : m_parked) {
             for (std::size_t j = 0; j < w.resources.size(); ++j) {
-                if (w.resources[j].overlaps(res[i]) && (w.exclusive[j] || excl[i]))
+                if (bruteOverlaps(w.resources[j], res[i]) && (w.exclusive[j] || excl[i]))
                     start.insert(w.agent);
             }
         }
