@@ -1,5 +1,7 @@
 #include "workspacepaths.h"
 
+#include "resourcename.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QUrl>
@@ -48,7 +50,9 @@ WorkspacePaths::Named WorkspacePaths::name(const QString &path) const
         return {QStringLiteral("fs:."), {}};
     if (!resolved.startsWith(m_root + QLatin1Char('/')) && m_root != QLatin1String("/"))
         return {{}, QStringLiteral("%1 is outside the root %2").arg(path, m_root)};
+    // A file called `a*b.ts` is named `fs:a\*b.ts`, never read as a pattern.
+    const QString below = resolved.mid(m_root == QLatin1String("/") ? 1 : m_root.size() + 1);
     return {QStringLiteral("fs:") +
-                resolved.mid(m_root == QLatin1String("/") ? 1 : m_root.size() + 1),
+                QString::fromStdString(leasehold::ResourceParser::literalPath(below.toStdString())),
             {}};
 }

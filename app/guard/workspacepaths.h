@@ -4,7 +4,8 @@
 
 // Where a tool's path argument lands in the workspace, as the service names it: relative paths
 // are taken from the root, symlinks are resolved (on the file when it exists, else on its
-// nearest existing folder), and the result is named `fs:<path below the root>`, so that every
+// nearest existing folder), and the result is named `fs:<path below the root>` (a *, ?, [ or ]
+// in a file name escaped, so a name is never a pattern), so that every
 // guard, hook and the service's own fs_* tools give one file one name.
 //
 // Thread-safety: immutable after construction.

@@ -119,7 +119,8 @@ McpTools::Handler WorkspaceTools::offThread(
 
 void WorkspaceTools::publish(McpTools &tools)
 {
-    const json path = pathSchema("Path relative to the workspace root");
+    const json path =
+        pathSchema("Path relative to the workspace root, taken literally (no wildcards)");
     const json fileOut = withRefusalFields({{"path", kString},
                                             {"resource", kString},
                                             {"revision", kString},
@@ -210,16 +211,15 @@ WorkspaceTools::target(const json &args, const char *field, bool required, bool 
     const std::optional<std::string> text = r.string(field, required, 1024);
     if (r.failed())
         return fail("invalid", r.error());
-    ParsedName parsed = m_host.parser().parse(text.value_or("."));
+    // A tool's path names one file or folder, taken literally: `src/a*b.cpp` is the file of
+    // that name, never a pattern (a lease on a pattern covers it like any other match).
+    ParsedName parsed = m_host.parser().parse(ResourceParser::literalPath(text.value_or(".")));
     if (const auto *bad = std::get_if<NameError>(&parsed))
         return fail("escapes_root", std::string(field) + " " + bad->message);
     const ResourceName &lexical = std::get<ResourceName>(parsed);
     if (!lexical.isWorkspacePath())
         return fail("invalid",
                     std::string(field) + " must be a workspace path, not " + lexical.canonical());
-    if (lexical.isPattern())
-        return fail("invalid", std::string(field) + " must name one path, not a pattern (" +
-                                   lexical.canonical() + "); escape a literal *, ? or [ as \\*");
     auto resolved = m_fs.resolve(lexical.path());
     if (const auto *error = std::get_if<FsError>(&resolved))
         return fail(error->code, error->message);

@@ -36,6 +36,7 @@ private slots:
     void keysNameTheAgent();
     void onlyEditsInsideTheRootAreGuarded();
     void symlinksNameTheSameFile();
+    void patternLeasesAreHonoured();
     void anUnreachableServiceWarnsOrDenies();
     void installKeepsTheUsersHooks();
 
@@ -165,6 +166,26 @@ void TstClaudeCodeHook::symlinksNameTheSameFile()
     // A file that does not exist yet, below a linked folder, is named through the folder.
     QCOMPARE(event("s1", "PreToolUse", dir.filePath("alias/new/b.ts")).out, QByteArray());
     QCOMPARE(leases().at(1).resource, std::string("fs:src/new/b.ts"));
+}
+
+void TstClaudeCodeHook::patternLeasesAreHonoured()
+{
+    // Another agent holds every .ts below src through one pattern lease.
+    AcquireRequest req;
+    req.actor = "did:agent:refactor";
+    req.resources = {std::get<ResourceName>(s->host->parser().parse("src/**/*.ts"))};
+    req.ttlMs = 60'000;
+    QVERIFY(std::holds_alternative<Grant>(
+        s->host->run([&](LeaseEngine &e) { return e.acquire(req); })));
+    const QByteArray denied = event("s1", "PreToolUse", dir.filePath("src/a.ts")).out;
+    QVERIFY2(denied.contains("held by did:agent:refactor through fs:src/**/*.ts"),
+             denied.constData());
+    // A file whose name holds a '*' is named as that one file, and the pattern matches it.
+    const QByteArray star = event("s1", "PreToolUse", dir.filePath("src/x*.ts")).out;
+    QVERIFY2(star.contains("fs:src/x\\\\*.ts is held by did:agent:refactor"), star.constData());
+    QCOMPARE(event("s1", "PreToolUse", dir.filePath("docs/x*.md")).out, QByteArray());
+    QCOMPARE(leases().size(), 2u);
+    QCOMPARE(leases()[1].resource, std::string("fs:docs/x\\*.md"));
 }
 
 void TstClaudeCodeHook::anUnreachableServiceWarnsOrDenies()

@@ -31,6 +31,7 @@ private slots:
     void soloAgentNeverSeesTheLayer();
     void strictWhileAnotherAgentIsLive();
     void heldPathIsRefusedNamingTheHolder();
+    void patternLeasesCoverWhatTheyMatch();
     void fenceRefusesStaleAndBlindWrites();
     void pinHoldsAnExpiryUntilTheWriteLands();
     void writeIsAtomicAndKeepsTheMode();
@@ -222,6 +223,34 @@ void TstWorkspaceTools::heldPathIsRefusedNamingTheHolder()
     JCOMPARE(
         a->tool("fs_delete", {{"path", "src"}, {"recursive", true}})["structuredContent"]["reason"],
         "lease_held");
+}
+
+void TstWorkspaceTools::patternLeasesCoverWhatTheyMatch()
+{
+    QVERIFY(put(QStringLiteral("src/app.cpp"), "v1\n"));
+    QVERIFY(put(QStringLiteral("src/a*b.cpp"), "star\n")); // a file whose name has a '*'
+    QCOMPARE(b->initialize().status, 200);                 // strict: two agents are live
+    a->tool("lock_acquire", {{"paths", {"src/*.cpp"}}});
+    // a's pattern covers what it matches, the file called "a*b.cpp" among them.
+    for (const char *path : {"src/app.cpp", "src/new.cpp", "src/a*b.cpp"}) {
+        a->tool("fs_read", {{"path", path}}); // no blind overwrite of what exists
+        const json r = a->tool("fs_write", {{"path", path}, {"content", "mine\n"}});
+        QVERIFY2(!r.contains("isError"), text(r).c_str());
+    }
+    QCOMPARE(contentOf(QStringLiteral("src/a*b.cpp")), QByteArray("mine\n"));
+    JCOMPARE(a->tool("fs_write",
+                     {{"path", "src/app.h"}, {"content", "x"}})["structuredContent"]["reason"],
+             "lock_required");
+    // b is refused through the pattern, and the file with a '*' is named as one file.
+    json r = b->tool("fs_write", {{"path", "src/a*b.cpp"}, {"content", "theirs"}});
+    JCOMPARE(r["structuredContent"]["reason"], "lease_held");
+    JCOMPARE(r["structuredContent"]["resource"], "fs:src/a\\*b.cpp");
+    JCOMPARE(r["structuredContent"]["heldResource"], "fs:src/*.cpp");
+    QCOMPARE(contentOf(QStringLiteral("src/a*b.cpp")), QByteArray("mine\n"));
+    // A workspace tool's path is taken literally: "src/*.cpp" is one (missing) file, not a glob.
+    r = a->tool("fs_delete", {{"path", "src/*.cpp"}});
+    JCOMPARE(r["structuredContent"]["reason"], "not_found");
+    QVERIFY(QFile::exists(file(QStringLiteral("src/app.cpp"))));
 }
 
 void TstWorkspaceTools::fenceRefusesStaleAndBlindWrites()
