@@ -34,6 +34,9 @@ const std::vector<AppFlag> &flags()
         {"limit", "N", "ledger: at most this many events per page (default 100).", ""},
         {"agent", "DID", "ledger: only this agent's events.", ""},
         {"resource", "NAME", "ledger: only this resource and what is below it.", ""},
+        {"covers", "PATH",
+         "holders: only the leases that cover PATH (a folder above it, a pattern matching it).",
+         ""},
         {"kind", "KIND", "ledger: only this kind, e.g. coordination.lease.expired.", ""},
         {"follow", nullptr, "ledger: keep printing new events until interrupted.", ""},
         {"role", "ROLE", "keys add: agent (default) or admin.", ""},
@@ -49,7 +52,7 @@ const std::vector<CtlCommand> &ctlCommands()
 {
     static const std::vector<CtlCommand> all = {
         {"status", "", "Version, counts, and whether admissions are open"},
-        {"holders", "", "Every lease: resource, holder, token, since when, expires in"},
+        {"holders", "", "Every lease: resource, holder, token, since when, expires in (--covers)"},
         {"wait", "", "Parked waits and recent refusals, with who they wait for; deadlock pairs"},
         {"release-holder", "DID", "Release everything DID holds"},
         {"release-all", "--yes", "Release every lease of every agent"},

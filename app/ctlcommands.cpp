@@ -1,7 +1,7 @@
 #include "ctlcommands.h"
 
+#include "coverquery.h"
 #include "guardcli.h"
-
 #include "ledgerjson.h"
 #include "texttable.h"
 #include "wording.h"
@@ -210,13 +210,24 @@ CtlExit CtlCommands::holders()
     const CtlClient::Reply s = m_client.get(kBase + QStringLiteral("/status"));
     if (auto code = failure(s))
         return *code;
+    // --covers PATH: only the leases that cover it (a folder above it, a pattern matching it).
+    const CoverQuery covers(m_parser.value(QStringLiteral("covers")));
+    if (!covers.problem().isEmpty()) {
+        m_err << "leasehold ctl: --covers " << m_parser.value(QStringLiteral("covers")) << ": "
+              << covers.problem() << "\n";
+        return CtlExit::Usage;
+    }
+    json leases = json::array();
+    for (const json &l : s.body["leases"])
+        if (covers.coveredBy(text(l["resource"])))
+            leases.push_back(l);
     if (m_json) {
-        printJson(s.body["leases"]);
+        printJson(leases);
         return CtlExit::Ok;
     }
     const std::int64_t now = s.body.value("at", std::int64_t(0));
     TextTable table({"RESOURCE", "HOLDER", "MODE", "TOKEN", "HELD", "EXPIRES IN", "LEASE"});
-    for (const json &l : s.body["leases"])
+    for (const json &l : leases)
         table.add({text(l["resource"]), text(l["holder"]), text(l["mode"]), text(l["token"]),
                    formatDuration(now - l.value("grantedAt", now)),
                    formatDuration(l.value("expiresAt", now) - now), text(l["leaseId"])});

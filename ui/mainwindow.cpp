@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 
 #include "consolerows.h"
+#include "coverfilterproxy.h"
 #include "enginelink.h"
 #include "incidentnotifier.h"
 #include "ledgerfilterproxy.h"
@@ -99,12 +100,14 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::addTable(const QString &name, std::vector<TableColumn> columns, RowBuilder rows)
+TablePage *MainWindow::addTable(const QString &name, std::vector<TableColumn> columns,
+                                RowBuilder rows, QSortFilterProxyModel *proxy)
 {
     auto *model = new SnapshotTableModel(std::move(columns), this);
-    auto *page = new TablePage(name, model, nullptr, m_stack);
+    auto *page = new TablePage(name, model, proxy, m_stack);
     m_stack->addWidget(page);
     m_tables.push_back({model, page, rows, addNavItem(name)});
+    return page;
 }
 
 QList<TablePage *> MainWindow::pages() const
@@ -128,7 +131,18 @@ void MainWindow::buildViews()
     m_nav->setObjectName(QStringLiteral("views"));
     addNavItem(tr("Overview"));
     m_stack->addWidget(m_overview);
-    addTable(tr("Holders"), holderColumns(), holderRows);
+    // Holders: besides the text filter, "what covers this path?" (a folder, a pattern).
+    auto *covers = new CoverFilterProxy(HolderResource, this);
+    TablePage *holders = addTable(tr("Holders"), holderColumns(), holderRows, covers);
+    auto *path = new QLineEdit(holders);
+    path->setObjectName(QStringLiteral("coversFilter"));
+    path->setPlaceholderText(tr("What covers this path?"));
+    path->setAccessibleName(tr("Show the leases that cover a path"));
+    path->setClearButtonEnabled(true);
+    holders->bar()->insertWidget(1, path, 1);
+    connect(path, &QLineEdit::textChanged, covers, &CoverFilterProxy::setPath);
+    connect(covers, &CoverFilterProxy::problemChanged, path,
+            [path](const QString &problem) { path->setToolTip(problem); });
     addTable(tr("Queue"), queueColumns(), queueRows);
     addTable(tr("Deadlocks"), deadlockColumns(), deadlockRows);
     addTable(tr("Trust"), trustColumns(), trustRows);
@@ -136,7 +150,8 @@ void MainWindow::buildViews()
     addTable(tr("Agents"), agentColumns(), agentRows);
 
     // The ledger: newest first, with its own three filters.
-    auto *ledgerPage = new TablePage(tr("Ledger"), m_ledger, m_ledgerFilter, m_stack);
+    auto *ledgerPage =
+        new TablePage(tr("Ledger"), m_ledger, m_ledgerFilter, m_stack, TablePage::OwnFiltersOnly);
     auto *agent = new QLineEdit(ledgerPage);
     agent->setObjectName(QStringLiteral("agentFilter"));
     agent->setPlaceholderText(tr("Agent…"));

@@ -12,6 +12,7 @@
 class EngineLink;
 class IncidentNotifier;
 class LedgerFilterProxy;
+class QSortFilterProxyModel;
 class LedgerModel;
 class OverviewPage;
 class QLabel;
@@ -76,7 +77,8 @@ private:
     void showIncidentView(Incident::Kind kind);
     QStringList selectedAgents() const;
     using RowBuilder = std::vector<TableRow> (*)(const ConsoleState &);
-    void addTable(const QString &name, std::vector<TableColumn> columns, RowBuilder rows);
+    TablePage *addTable(const QString &name, std::vector<TableColumn> columns, RowBuilder rows,
+                        QSortFilterProxyModel *proxy = nullptr);
     // Every table page, the ledger's last.
     QList<TablePage *> pages() const;
     std::int64_t engineNow() const;

@@ -13,7 +13,7 @@
 #include <QVBoxLayout>
 
 TablePage::TablePage(const QString &name, QAbstractItemModel *model, QSortFilterProxyModel *proxy,
-                     QWidget *parent)
+                     QWidget *parent, Filters filters)
     : QWidget(parent)
     , m_name(name)
     , m_model(model)
@@ -24,10 +24,10 @@ TablePage::TablePage(const QString &name, QAbstractItemModel *model, QSortFilter
     , m_bar(new QHBoxLayout)
 {
     setObjectName(name.toLower() + QStringLiteral("Page"));
-    if (!proxy) {
+    m_proxy->setSortRole(SnapshotTableModel::RawRole);
+    if (filters == TextFilter) {
         m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
         m_proxy->setFilterKeyColumn(-1);
-        m_proxy->setSortRole(SnapshotTableModel::RawRole);
         connect(m_filter, &QLineEdit::textChanged, m_proxy,
                 &QSortFilterProxyModel::setFilterFixedString);
     } else {

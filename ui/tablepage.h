@@ -11,7 +11,8 @@ class QTableView;
 
 // One console view: a filter box over a sortable table. Rows are sorted by their raw values
 // (numbers as numbers) and the filter matches any column. A view that needs its own filter
-// fields passes its proxy and adds widgets to the bar.
+// fields passes its proxy and adds widgets to the bar; the text box stays unless it says
+// OwnFiltersOnly (the proxy then decides alone).
 //
 // Thread: the UI thread.
 class TablePage : public QWidget
@@ -19,8 +20,11 @@ class TablePage : public QWidget
     Q_OBJECT
 
 public:
+    enum Filters { TextFilter, OwnFiltersOnly };
+
     TablePage(const QString &name, QAbstractItemModel *model,
-              QSortFilterProxyModel *proxy = nullptr, QWidget *parent = nullptr);
+              QSortFilterProxyModel *proxy = nullptr, QWidget *parent = nullptr,
+              Filters filters = TextFilter);
 
     QTableView *view() const { return m_view; }
     QSortFilterProxyModel *proxy() const { return m_proxy; }

@@ -154,6 +154,26 @@ void TstCtl::holdersAndWaitShowWhoHoldsAndWaits()
     QCOMPARE(leases.size(), 1);
     QCOMPARE(leases[0].toObject().value("holder").toString(), QStringLiteral("did:agent:holder"));
 
+    // Patterns are shown as written, and --covers answers "what covers this path?".
+    QCOMPARE(acquire(b, "src/**/*.ts"), 200);
+    QCOMPARE(acquire(a, "docs"), 200);
+    const Run all = ctl({"holders"});
+    QVERIFY2(all.out.contains("\nfs:src/**/*.ts "), all.out.constData());
+    const Run ts = ctl({"holders", "--covers", "src/a/b.ts"});
+    QCOMPARE(ts.code, 0);
+    QCOMPARE(ts.out.count('\n'), 2); // the header and the pattern
+    QVERIFY2(ts.out.contains("fs:src/**/*.ts") && ts.out.contains("did:agent:waiter"),
+             ts.out.constData());
+    const QJsonArray doc =
+        QJsonDocument::fromJson(ctl({"holders", "--covers", "docs/x.md", "--json"}).out).array();
+    QCOMPARE(doc.size(), 1);
+    QCOMPARE(doc[0].toObject().value("resource").toString(), QStringLiteral("fs:docs"));
+    const Run none = ctl({"holders", "--covers", "README.md", "--json"});
+    QCOMPARE(QJsonDocument::fromJson(none.out).array().size(), 0);
+    const Run bad = ctl({"holders", "--covers", "../x"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(bad.err.contains("--covers ../x: "), bad.err.constData());
+
     const Run wait = ctl({"wait"});
     QCOMPARE(wait.code, 0);
     QVERIFY2(wait.out.contains("did:agent:waiter") && wait.out.contains("want"),

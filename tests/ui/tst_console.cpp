@@ -60,6 +60,7 @@ private slots:
     void releaseAllAsksFirst();
     void pauseAndSuspendRefuseAgents();
     void filtersNarrowTheViews();
+    void holdersAnswerWhatCoversAPath();
     void deadlockRaisesAnIncident();
     void connectDialogKeyWorksAndSurvivesRestart();
     void ledgerExports();
@@ -196,6 +197,50 @@ void TestConsole::filtersNarrowTheViews()
     ledger->findChild<QLineEdit *>(QStringLiteral("resourceFilter"))
         ->setText(QStringLiteral("deploy"));
     QCOMPARE(ledger->proxy()->rowCount(), 1);
+}
+
+void TestConsole::holdersAnswerWhatCoversAPath()
+{
+    ConsoleFixture f;
+    QVERIFY(f.started);
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/lib")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("src/**/*.ts")).status, 409); // meets src/lib
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("tests/**/*.ts")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("docs/*.md")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status, 200);
+    TablePage *holders = f.window->page(QStringLiteral("Holders"));
+    QTRY_COMPARE(holders->proxy()->rowCount(), 4);
+    auto *covers = holders->findChild<QLineEdit *>(QStringLiteral("coversFilter"));
+    QVERIFY(covers);
+    auto shown = [&] {
+        QStringList names;
+        for (int r = 0; r < holders->proxy()->rowCount(); ++r)
+            names << holders->proxy()->index(r, consolerows::HolderResource).data().toString();
+        names.sort();
+        return names;
+    };
+    // A pattern covers what it matches and what lies below a match; a folder what is below it.
+    covers->setText(QStringLiteral("tests/unit/a.ts"));
+    QCOMPARE(shown(), QStringList{QStringLiteral("fs:tests/**/*.ts")});
+    covers->setText(QStringLiteral("src/lib/x/y.ts"));
+    QCOMPARE(shown(), QStringList{QStringLiteral("fs:src/lib")});
+    covers->setText(QStringLiteral("docs/guide.md/figure.png"));
+    QCOMPARE(shown(), QStringList{QStringLiteral("fs:docs/*.md")});
+    covers->setText(QStringLiteral("docs/sub/guide.md")); // `*` stays within one folder
+    QCOMPARE(shown(), QStringList());
+    covers->setText(QStringLiteral("lock:deploy/production/eu"));
+    QCOMPARE(shown(), QStringList{QStringLiteral("lock:deploy/production")});
+    // The text filter still applies beside it; a path that names nothing says why.
+    covers->setText(QStringLiteral("tests/a.ts"));
+    holders->filterEdit()->setText(QStringLiteral("did:agent:a"));
+    QCOMPARE(shown(), QStringList());
+    holders->filterEdit()->clear();
+    QCOMPARE(shown(), QStringList{QStringLiteral("fs:tests/**/*.ts")});
+    covers->setText(QStringLiteral("../outside"));
+    QCOMPARE(shown(), QStringList());
+    QVERIFY2(!covers->toolTip().isEmpty(), qPrintable(covers->toolTip()));
+    covers->clear();
+    QCOMPARE(holders->proxy()->rowCount(), 4);
 }
 
 void TestConsole::deadlockRaisesAnIncident()
