@@ -157,6 +157,7 @@ std::optional<PathPattern> PathPattern::parse(const std::vector<std::string> &se
         Segment segment;
         if (text == "**") {
             segment.anyDepth = true;
+            pattern.m_anyDepth = true;
             segment.text = text;
             ++elements;
         } else {
@@ -166,6 +167,7 @@ std::optional<PathPattern> PathPattern::parse(const std::vector<std::string> &se
                 return std::nullopt;
             }
             segment = std::move(*parsed);
+            segment.literal = literalText(segment.text);
             elements += segment.elements.size();
         }
         if (elements > kMaxElements) {
@@ -173,27 +175,11 @@ std::optional<PathPattern> PathPattern::parse(const std::vector<std::string> &se
                        " characters, classes and wildcards";
             return std::nullopt;
         }
-        std::optional<std::string> plain =
-            segment.anyDepth ? std::nullopt : literalText(segment.text);
-        literal = literal && plain.has_value();
+        literal = literal && segment.literal.has_value();
         if (literal)
-            pattern.m_prefix.push_back(std::move(*plain));
+            pattern.m_prefix.push_back(*segment.literal);
         pattern.m_segments.push_back(std::move(segment));
     }
-    return pattern;
-}
-
-PathPattern PathPattern::literal(const std::vector<std::string> &path)
-{
-    PathPattern pattern;
-    for (const std::string &name : path) {
-        Segment segment;
-        segment.text = name;
-        for (const char c : name)
-            segment.elements.push_back({oneByte(static_cast<unsigned char>(c)), false});
-        pattern.m_segments.push_back(std::move(segment));
-    }
-    pattern.m_prefix = path;
     return pattern;
 }
 
@@ -201,28 +187,35 @@ bool PathPattern::segmentMatches(const Segment &glob, std::string_view segment)
 {
     if (glob.anyDepth)
         return true;
+    if (glob.literal)
+        return *glob.literal == segment;
+    // Every run is a `*` (any bytes), so the classic two-pointer match with one backtrack
+    // point is exact: on a mismatch, let the latest `*` swallow one more character.
     const std::vector<Element> &e = glob.elements;
-    const std::size_t n = e.size();
-    std::vector<char> at(n + 1, 0);
-    const auto close = [&](std::vector<char> &positions) {
-        for (std::size_t k = 0; k < n; ++k)
-            if (positions[k] && e[k].run)
-                positions[k + 1] = 1; // a run may be empty
-    };
-    at[0] = 1;
-    close(at);
-    for (const char ch : segment) {
-        const auto c = static_cast<unsigned char>(ch);
-        std::vector<char> next(n + 1, 0);
-        for (std::size_t k = 0; k < n; ++k) {
-            if (!at[k] || !e[k].chars[c])
-                continue;
-            next[e[k].run ? k : k + 1] = 1;
+    // Most segments fail on their first or last character (`*.ts` against `file7`).
+    if (segment.empty() ||
+        (!e.front().run && !e.front().chars.test(static_cast<unsigned char>(segment.front()))) ||
+        (!e.back().run && !e.back().chars.test(static_cast<unsigned char>(segment.back()))))
+        return false;
+    constexpr std::size_t kNone = std::size_t(-1);
+    std::size_t p = 0, i = 0, starP = kNone, starI = 0;
+    while (i < segment.size()) {
+        if (p < e.size() && e[p].run) {
+            starP = p++;
+            starI = i;
+        } else if (p < e.size() && e[p].chars.test(static_cast<unsigned char>(segment[i]))) {
+            ++p;
+            ++i;
+        } else if (starP != kNone) {
+            p = starP + 1;
+            i = ++starI;
+        } else {
+            return false;
         }
-        close(next);
-        at.swap(next);
     }
-    return at[n] != 0;
+    while (p < e.size() && e[p].run)
+        ++p;
+    return p == e.size();
 }
 
 bool PathPattern::segmentsIntersect(const Segment &a, const Segment &b)
@@ -257,39 +250,53 @@ bool PathPattern::segmentsIntersect(const Segment &a, const Segment &b)
     return false;
 }
 
+PathPattern::Positions PathPattern::closed(Positions at) const
+{
+    if (!m_anyDepth)
+        return at;
+    for (std::size_t k = 0; k < m_segments.size(); ++k)
+        if (at.test(k) && m_segments[k].anyDepth)
+            at.set(k + 1); // `**` may read no segment
+    return at;
+}
+
+PathPattern::Positions PathPattern::start() const
+{
+    Positions at;
+    at.set(0);
+    return closed(at);
+}
+
+PathPattern::Positions PathPattern::advance(const Positions &at, std::string_view segment) const
+{
+    Positions next;
+    const std::size_t n = m_segments.size();
+    for (std::size_t k = at._Find_first(); k < n; k = at._Find_next(k)) {
+        if (m_segments[k].anyDepth)
+            next.set(k);
+        else if (segmentMatches(m_segments[k], segment))
+            next.set(k + 1);
+    }
+    return closed(next);
+}
+
 bool PathPattern::matches(const std::vector<std::string> &path) const
 {
-    const std::size_t n = m_segments.size();
-    std::vector<char> at(n + 1, 0);
-    const auto close = [&](std::vector<char> &positions) {
-        for (std::size_t k = 0; k < n; ++k)
-            if (positions[k] && m_segments[k].anyDepth)
-                positions[k + 1] = 1;
-    };
-    at[0] = 1;
-    close(at);
-    for (const std::string &segment : path) {
-        std::vector<char> next(n + 1, 0);
-        for (std::size_t k = 0; k < n; ++k) {
-            if (!at[k])
-                continue;
-            if (m_segments[k].anyDepth)
-                next[k] = 1;
-            else if (segmentMatches(m_segments[k], segment))
-                next[k + 1] = 1;
-        }
-        close(next);
-        at.swap(next);
-    }
-    return at[n] != 0;
+    Positions at = start();
+    for (std::size_t i = 0; i < path.size() && at.any(); ++i)
+        at = advance(at, path[i]);
+    return accepts(at);
 }
 
 bool PathPattern::covers(const std::vector<std::string> &path) const
 {
-    for (std::size_t length = 0; length <= path.size(); ++length)
-        if (matches(std::vector<std::string>(path.begin(), path.begin() + std::ptrdiff_t(length))))
-            return true;
-    return false;
+    Positions at = start();
+    for (std::size_t i = 0; !accepts(at); ++i) {
+        if (i == path.size() || at.none())
+            return false;
+        at = advance(at, path[i]);
+    }
+    return true;
 }
 
 bool PathPattern::collides(const PathPattern &other) const
@@ -348,7 +355,15 @@ bool PathPattern::meet(const PathPattern &other, bool below) const
 
 bool PathPattern::collides(const std::vector<std::string> &path) const
 {
-    return collides(literal(path));
+    // It covers `path` (a match at or above it), or a match lies below it: some position is
+    // still alive after the whole path (every segment glob matches some segment).
+    Positions at = start();
+    for (const std::string &segment : path) {
+        if (accepts(at))
+            return true;
+        at = advance(at, segment);
+    }
+    return at.any();
 }
 
 } // namespace leasehold

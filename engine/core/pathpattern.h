@@ -42,10 +42,14 @@ public:
     };
     struct Segment
     {
-        bool anyDepth = false;         // `**`: any number of whole segments
-        std::vector<Element> elements; // when not anyDepth
-        std::string text;              // as written
+        bool anyDepth = false;              // `**`: any number of whole segments
+        std::vector<Element> elements;      // when not anyDepth
+        std::string text;                   // as written
+        std::optional<std::string> literal; // unescaped, when it has no wildcard
     };
+    // Where a match may stand after reading some leading segments of a name: bit i set when
+    // the first i pattern segments can have been consumed. Cheap to copy; no allocation.
+    using Positions = std::bitset<kMaxSegments + 1>;
 
     // `segments` as split by the resource parser. Nothing, with `problem` saying what is wrong
     // ("segment 2: unbalanced '['", "at most 64 segments"), when it is malformed.
@@ -68,6 +72,12 @@ public:
     // name `path` (it covers `path`, or matches something below it).
     bool collides(const std::vector<std::string> &path) const;
 
+    // Step by step, as a trie walk reads a name: the positions before any segment, after one
+    // more segment, and whether a position means the name read so far matches.
+    Positions start() const;
+    Positions advance(const Positions &at, std::string_view segment) const;
+    bool accepts(const Positions &at) const { return at.test(m_segments.size()); }
+
     // The leading segments without wildcards, unescaped: where the pattern sits in the tree.
     const std::vector<std::string> &literalPrefix() const { return m_prefix; }
     const std::vector<Segment> &segments() const { return m_segments; }
@@ -79,11 +89,12 @@ public:
     static bool segmentsIntersect(const Segment &a, const Segment &b);
 
 private:
-    static PathPattern literal(const std::vector<std::string> &path);
+    Positions closed(Positions at) const;
     bool meet(const PathPattern &other, bool below) const;
 
     std::vector<Segment> m_segments;
     std::vector<std::string> m_prefix;
+    bool m_anyDepth = false; // some segment is `**`
 };
 
 } // namespace leasehold

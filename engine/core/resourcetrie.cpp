@@ -69,6 +69,45 @@ bool visitLeaseSubtree(const TrieNode *node, const ResourceName &query, bool exc
     return true;
 }
 
+// The subtree below a pattern's literal prefix, read with the pattern's automaton: `at` holds
+// its positions after the node's name, `covered` whether that name or one above it matched. A
+// plain lease collides when covered, or when a match can still lie at or below it (a position
+// is alive). A branch where neither holds is skipped whole: no name in it or below it matches,
+// and no name above it did, so no lease there collides, a pattern lease included (all its
+// names lie in the branch).
+template<class Visit>
+bool visitPatternSubtree(const TrieNode *node, const ResourceName &query,
+                         const PathPattern::Positions &at, bool covered, bool exclusive,
+                         const AgentRecord *self, Visit &visit)
+{
+    const PathPattern &pattern = *query.pattern();
+    for (const auto &entry : node->children) {
+        // The segment first (it sits in the map's own node): most branches end there, without
+        // a read of the child.
+        const PathPattern::Positions next =
+            covered ? PathPattern::Positions() : pattern.advance(at, entry.first);
+        const bool childCovered = covered || pattern.accepts(next);
+        const bool plainMeets = childCovered || next.any();
+        if (!plainMeets)
+            continue;
+        const TrieNode *child = entry.second.get();
+        const std::uint32_t relevant =
+            exclusive ? child->subLeases[0] + child->subLeases[1] : child->subLeases[1];
+        if (relevant == 0)
+            continue;
+        for (LeaseRecord *l : child->leases) {
+            if (!leaseConflicts(l, exclusive, self))
+                continue;
+            const bool hit = l->resource.isPattern() ? l->resource.overlaps(query) : plainMeets;
+            if (hit && !visit(l))
+                return false;
+        }
+        if (!visitPatternSubtree(child, query, next, childCovered, exclusive, self, visit))
+            return false;
+    }
+    return true;
+}
+
 template<class Visit>
 void visitLeaseConflicts(const TrieNode &root, const ResourceName &name, bool exclusive,
                          const AgentRecord *self, Visit &&visit)
@@ -81,8 +120,21 @@ void visitLeaseConflicts(const TrieNode &root, const ResourceName &name, bool ex
         }
         return true;
     });
-    if (go && node)
+    if (!go || !node)
+        return;
+    if (!name.isPattern()) {
         visitLeaseSubtree(node, name, exclusive, self, visit);
+        return;
+    }
+    // The automaton's positions at the literal prefix (which it reads as written).
+    const PathPattern &pattern = *name.pattern();
+    PathPattern::Positions at = pattern.start();
+    bool covered = pattern.accepts(at);
+    for (const std::string &segment : pattern.literalPrefix()) {
+        at = pattern.advance(at, segment);
+        covered = covered || pattern.accepts(at);
+    }
+    visitPatternSubtree(node, name, at, covered, exclusive, self, visit);
 }
 
 template<class Visit>
@@ -409,37 +461,43 @@ std::size_t countNodes(const TrieNode &node)
     return n;
 }
 
-bool checkNode(const TrieNode &node, std::array<std::uint32_t, 2> &leases,
-               std::array<std::uint32_t, 2> &parked, std::uint32_t &wants)
+struct SubtreeCounts
 {
-    std::array<std::uint32_t, 2> myLeases{};
-    std::array<std::uint32_t, 2> myParked{};
-    std::uint32_t myWants = static_cast<std::uint32_t>(node.wants.size());
+    std::array<std::uint32_t, 2> leases{};
+    std::array<std::uint32_t, 2> parked{};
+    std::uint32_t wants = 0;
+};
+
+bool checkNode(const TrieNode &node, SubtreeCounts &total)
+{
+    SubtreeCounts mine;
+    mine.wants = static_cast<std::uint32_t>(node.wants.size());
     for (std::size_t i = 0; i < node.leases.size(); ++i) {
         const LeaseRecord *l = node.leases[i];
         if (l->node != &node || l->nodeSlot != i)
             return false;
-        ++myLeases[classOf(l->exclusive)];
+        ++mine.leases[classOf(l->exclusive)];
     }
     for (const auto &[key, w] : node.parked) {
         if (key.second >= w->nodes.size() || w->nodes[key.second] != &node ||
             w->ticket != key.first)
             return false;
-        ++myParked[classOf(w->exclusive[key.second])];
+        ++mine.parked[classOf(w->exclusive[key.second])];
     }
     for (const auto &entry : node.children) {
         if (entry.second->parent != &node)
             return false;
-        if (!checkNode(*entry.second, myLeases, myParked, myWants))
+        if (!checkNode(*entry.second, mine))
             return false;
     }
-    if (myLeases != node.subLeases || myParked != node.subParked || myWants != node.subWants)
+    if (mine.leases != node.subLeases || mine.parked != node.subParked ||
+        mine.wants != node.subWants)
         return false;
     for (int c = 0; c < 2; ++c) {
-        leases[c] += myLeases[c];
-        parked[c] += myParked[c];
+        total.leases[c] += mine.leases[c];
+        total.parked[c] += mine.parked[c];
     }
-    wants += myWants;
+    total.wants += mine.wants;
     return true;
 }
 
@@ -452,13 +510,11 @@ std::size_t ResourceTrie::nodeCount() const
 
 bool ResourceTrie::isConsistent() const
 {
-    std::array<std::uint32_t, 2> leases{};
-    std::array<std::uint32_t, 2> parked{};
-    std::uint32_t wants = 0;
+    SubtreeCounts total;
     if (countNodes(m_root) - 1 != m_nodeCount)
         return false;
     for (const auto &entry : m_root.children) {
-        if (!checkNode(*entry.second, leases, parked, wants))
+        if (!checkNode(*entry.second, total))
             return false;
     }
     return true;

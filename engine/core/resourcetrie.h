@@ -43,7 +43,9 @@ struct SegmentEqual
 // parts of its subtree where something conflicting lives: the cost follows the depth of the
 // name, not the number of leases. Entries of plain names on the way are conflicts by position
 // alone; where a pattern is involved (an entry's or the question's) the two names are tested
-// exactly (ResourceName::overlaps), so patterns cost in proportion to the patterns met.
+// exactly (ResourceName::overlaps), so patterns cost in proportion to the patterns met. A
+// pattern's own question walks the subtree of its literal prefix with its automaton and skips
+// every branch it cannot reach (no name there or below matches it, so nothing there collides).
 struct TrieNode
 {
     TrieNode *parent = nullptr;

@@ -1,5 +1,6 @@
-// Engine benchmarks: acquire+release pairs against a growing table, the deadlock check with a
-// crowded queue, and the cost of waking a parked waiter.
+// Engine benchmarks: acquire+release pairs against a growing table (plain names, plain names
+// among pattern leases, patterns among plain leases), the deadlock check with a crowded queue,
+// and the cost of waking a parked waiter.
 
 #include "leaseengine.h"
 
@@ -70,6 +71,68 @@ void BM_AcquireRelease(benchmark::State &state)
     state.counters["live"] = double(engine.leaseCount());
 }
 BENCHMARK(BM_AcquireRelease)->ArgsProduct({{100, 10'000, 100'000}, {0, 1}});
+
+// Plain acquire+release pairs (as BM_AcquireRelease) with `n` live pattern leases spread over the
+// same tree, none of them meeting the hot name: one in ten a `**` pattern (in the other top
+// folders), the rest one folder deep (`repo/7/dir3/*.x123`, eight or so beside the hot file).
+// Compare with BM_AcquireRelease/n/1: the target is at least half its rate.
+void BM_PlainAmongPatterns(benchmark::State &state)
+{
+    ManualClock clock;
+    LeaseEngine engine(clock);
+    CountingListener listener;
+    engine.setListener(&listener);
+    const int n = int(state.range(0));
+    for (int i = 0; i < n; ++i) {
+        const int top = i % 97;
+        const std::string dir =
+            "fs:repo/" + std::to_string(top) + "/dir" + std::to_string(i % 13) + "/";
+        const bool deep = i % 10 == 0 && top != 42;
+        const auto r = engine.acquire(request("did:agent:pattern-" + std::to_string(i % 251),
+                                              dir + (deep ? "**/*.y" : "*.x") + std::to_string(i)));
+        if (!std::holds_alternative<Grant>(r))
+            std::abort();
+    }
+    const AcquireRequest acquire = request("did:agent:bench", "fs:repo/42/dir7/hot.cpp");
+    const std::vector<ResourceName> release{acquire.resources[0]};
+    for (auto _ : state) {
+        auto granted = engine.acquire(acquire);
+        if (!std::holds_alternative<Grant>(granted))
+            std::abort();
+        auto released = engine.release("did:agent:bench", release);
+        benchmark::DoNotOptimize(released);
+    }
+    state.SetItemsProcessed(state.iterations());
+    state.counters["live"] = double(engine.leaseCount());
+}
+BENCHMARK(BM_PlainAmongPatterns)->Arg(10'000);
+
+// Pattern acquire+release pairs among `n` live plain leases (populate): range(1) 0 asks
+// `repo/42/dir7/*.ts` (about 80 plain names sit below its literal prefix, each tested exactly),
+// 1 asks `repo/*/dir7/*.ts`, the worst case: a wildcard at the top, so all n plain names are
+// below its literal prefix and each is tested. (`repo/42/**/*.ts` would not be granted: every
+// plain name below repo/42 may be a folder holding a .ts.) Compare with BM_AcquireRelease/n/1.
+void BM_PatternAmongPlain(benchmark::State &state)
+{
+    ManualClock clock;
+    LeaseEngine engine(clock);
+    CountingListener listener;
+    engine.setListener(&listener);
+    populate(engine, int(state.range(0)));
+    const AcquireRequest acquire =
+        request("did:agent:bench", state.range(1) ? "fs:repo/*/dir7/*.ts" : "fs:repo/42/dir7/*.ts");
+    const std::vector<ResourceName> release{acquire.resources[0]};
+    for (auto _ : state) {
+        auto granted = engine.acquire(acquire);
+        if (!std::holds_alternative<Grant>(granted))
+            std::abort();
+        auto released = engine.release("did:agent:bench", release);
+        benchmark::DoNotOptimize(released);
+    }
+    state.SetItemsProcessed(state.iterations());
+    state.counters["live"] = double(engine.leaseCount());
+}
+BENCHMARK(BM_PatternAmongPlain)->ArgsProduct({{100'000}, {0, 1}});
 
 // A contended request with 10 000 parked waiters and 10 000 live wants in the table: the
 // deadlock search plus the want registration. 1 000 holders each hold one resource; ten agents
