@@ -273,11 +273,11 @@ PathPattern::Positions PathPattern::advance(const Positions &at, std::string_vie
     const std::size_t n = m_segments.size();
     for (std::size_t k = at._Find_first(); k < n; k = at._Find_next(k)) {
         if (m_segments[k].anyDepth)
-            next.set(k);
+            next[k] = true;
         else if (segmentMatches(m_segments[k], segment))
-            next.set(k + 1);
+            next[k + 1] = true;
     }
-    return closed(next);
+    return m_anyDepth ? closed(next) : next;
 }
 
 bool PathPattern::matches(const std::vector<std::string> &path) const
