@@ -298,7 +298,8 @@ void LeaseEngine::checkInvariants() const
     std::size_t timed = m_pins.size() + m_wants.size() + m_waiters.size();
     std::size_t held = 0;
     std::uint64_t maxToken = 0;
-    for (const auto &[id, l] : m_leases) {
+    for (const auto &entry : m_leases) {
+        const LeaseRecord *l = entry.second.get(); // not a structured binding: a lambda uses it
         maxToken = std::max(maxToken, l->token);
         const bool queued = l->heapSlot != Timed::kNotQueued;
         if (queued == l->pending.has_value())
@@ -306,7 +307,7 @@ void LeaseEngine::checkInvariants() const
         timed += queued ? 1 : 0;
         if (l->pending && l->pins == 0)
             fail("lease " + l->leaseId + " is pending without a pin");
-        if (l->agent->held.at(l->agentSlot) != l.get())
+        if (l->agent->held.at(l->agentSlot) != l)
             fail("lease " + l->leaseId + " is not in its holder's list");
         m_trie.forEachLeaseConflict(l->resource, l->exclusive, l->agent, [&](LeaseRecord *o) {
             if (o->agent != l->agent)

@@ -35,6 +35,11 @@ private:
     };
     struct Ended
     {
+        // A constructor, not an aggregate: clang 14 has no parenthesised aggregate init.
+        Ended(std::uint64_t id, WaitOutcome &&result)
+            : waitId(id)
+            , outcome(std::move(result))
+        {}
         std::uint64_t waitId;
         WaitOutcome outcome;
     };

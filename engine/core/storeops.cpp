@@ -224,11 +224,11 @@ void StoreOps::decode(std::vector<StoreOp> &out) const
             l.grantedAt = r.get<TimeMs>();
             l.expiresAt = r.get<TimeMs>();
             l.ttlMs = r.get<std::int64_t>();
-            out.emplace_back(std::in_place_type<PutLease>, std::move(l));
+            out.emplace_back(PutLease{std::move(l)});
             break;
         }
         case Tag::Drop:
-            out.emplace_back(std::in_place_type<DropLease>, r.text());
+            out.emplace_back(DropLease{r.text()});
             break;
         case Tag::Agent: {
             AgentState a;
@@ -237,7 +237,7 @@ void StoreOps::decode(std::vector<StoreOp> &out) const
             a.releases = r.get<std::uint64_t>();
             a.expiries = r.get<std::uint64_t>();
             a.suspended = r.get<std::uint8_t>() != 0;
-            out.emplace_back(std::in_place_type<PutAgent>, std::move(a));
+            out.emplace_back(PutAgent{std::move(a)});
             break;
         }
         case Tag::Event: {
@@ -252,11 +252,11 @@ void StoreOps::decode(std::vector<StoreOp> &out) const
             e.ttlMs = r.get<std::int64_t>();
             e.reason = r.text();
             readFacts(r, e.facts);
-            out.emplace_back(std::in_place_type<AppendEvent>, std::move(e));
+            out.emplace_back(AppendEvent{std::move(e)});
             break;
         }
         case Tag::Reserve:
-            out.emplace_back(std::in_place_type<ReserveTokens>, r.get<std::uint64_t>());
+            out.emplace_back(ReserveTokens{r.get<std::uint64_t>()});
             break;
         case Tag::Key: {
             StoredKey k;
@@ -264,7 +264,7 @@ void StoreOps::decode(std::vector<StoreOp> &out) const
             k.did = r.text();
             k.role = r.text();
             k.createdAt = r.get<TimeMs>();
-            out.emplace_back(std::in_place_type<PutKey>, std::move(k));
+            out.emplace_back(PutKey{std::move(k)});
             break;
         }
         }
