@@ -1,13 +1,10 @@
 #include "ledgerfilterproxy.h"
 
 #include "ledgermodel.h"
-#include "snapshottablemodel.h"
 
 LedgerFilterProxy::LedgerFilterProxy(QObject *parent)
     : QSortFilterProxyModel(parent)
-{
-    setSortRole(SnapshotTableModel::RawRole);
-}
+{} // its page sorts it by raw values (TablePage)
 
 void LedgerFilterProxy::setAgent(const QString &text)
 {

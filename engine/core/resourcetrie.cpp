@@ -9,6 +9,13 @@ inline int classOf(bool exclusive)
     return exclusive ? 1 : 0;
 }
 
+// Entries in `counts` (a subtree total: [shared, exclusive]) that a claim of this class can
+// conflict with: any for an exclusive claim, only exclusive ones for a shared claim.
+inline std::uint32_t relevant(const std::array<std::uint32_t, 2> &counts, bool exclusive)
+{
+    return exclusive ? counts[0] + counts[1] : counts[1];
+}
+
 inline bool leaseConflicts(const LeaseRecord *l, bool exclusive, const AgentRecord *self)
 {
     return (l->exclusive || exclusive) && (l->agent != self || l->pending.has_value());
@@ -55,9 +62,7 @@ bool visitLeaseSubtree(const TrieNode *node, const ResourceName &query, bool exc
 {
     for (const auto &entry : node->children) {
         const TrieNode *child = entry.second.get();
-        const std::uint32_t relevant =
-            exclusive ? child->subLeases[0] + child->subLeases[1] : child->subLeases[1];
-        if (relevant == 0)
+        if (relevant(child->subLeases, exclusive) == 0)
             continue;
         for (LeaseRecord *l : child->leases) {
             if (leaseConflicts(l, exclusive, self) && meets(l->resource, query) && !visit(l))
@@ -91,9 +96,7 @@ bool visitPatternSubtree(const TrieNode *node, const ResourceName &query,
         if (!plainMeets)
             continue;
         const TrieNode *child = entry.second.get();
-        const std::uint32_t relevant =
-            exclusive ? child->subLeases[0] + child->subLeases[1] : child->subLeases[1];
-        if (relevant == 0)
+        if (relevant(child->subLeases, exclusive) == 0)
             continue;
         for (LeaseRecord *l : child->leases) {
             if (!leaseConflicts(l, exclusive, self))
@@ -181,9 +184,7 @@ template<class AtNode> bool forParkedBelow(const TrieNode *node, bool exclusive,
 {
     for (const auto &entry : node->children) {
         const TrieNode *child = entry.second.get();
-        const std::uint32_t relevant =
-            exclusive ? child->subParked[0] + child->subParked[1] : child->subParked[1];
-        if (relevant == 0)
+        if (relevant(child->subParked, exclusive) == 0)
             continue;
         if (!atNode(child) || !forParkedBelow(child, exclusive, atNode))
             return false;

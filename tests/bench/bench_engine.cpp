@@ -50,6 +50,22 @@ void populate(LeaseEngine &engine, int n)
     }
 }
 
+// The timed loop every pair benchmark shares: `acquire` granted (abort otherwise: a refusal
+// would measure something else), then released; reports pairs and the live lease count.
+void runPairs(benchmark::State &state, LeaseEngine &engine, const AcquireRequest &acquire)
+{
+    const std::vector<ResourceName> release{acquire.resources[0]};
+    for (auto _ : state) {
+        auto granted = engine.acquire(acquire);
+        if (!std::holds_alternative<Grant>(granted))
+            std::abort();
+        auto released = engine.release(acquire.actor, release);
+        benchmark::DoNotOptimize(released);
+    }
+    state.SetItemsProcessed(state.iterations());
+    state.counters["live"] = double(engine.leaseCount());
+}
+
 // state.range(1): 1 with a ledger listener attached (as the service runs), 0 without.
 void BM_AcquireRelease(benchmark::State &state)
 {
@@ -59,16 +75,7 @@ void BM_AcquireRelease(benchmark::State &state)
     if (state.range(1))
         engine.setListener(&listener);
     populate(engine, int(state.range(0)));
-    const AcquireRequest acquire = request("did:agent:bench", "fs:repo/42/dir7/hot.cpp");
-    const std::vector<ResourceName> release{acquire.resources[0]};
-    for (auto _ : state) {
-        auto granted = engine.acquire(acquire);
-        benchmark::DoNotOptimize(granted);
-        auto released = engine.release("did:agent:bench", release);
-        benchmark::DoNotOptimize(released);
-    }
-    state.SetItemsProcessed(state.iterations());
-    state.counters["live"] = double(engine.leaseCount());
+    runPairs(state, engine, request("did:agent:bench", "fs:repo/42/dir7/hot.cpp"));
 }
 BENCHMARK(BM_AcquireRelease)->ArgsProduct({{100, 10'000, 100'000}, {0, 1}});
 
@@ -93,17 +100,7 @@ void BM_PlainAmongPatterns(benchmark::State &state)
         if (!std::holds_alternative<Grant>(r))
             std::abort();
     }
-    const AcquireRequest acquire = request("did:agent:bench", "fs:repo/42/dir7/hot.cpp");
-    const std::vector<ResourceName> release{acquire.resources[0]};
-    for (auto _ : state) {
-        auto granted = engine.acquire(acquire);
-        if (!std::holds_alternative<Grant>(granted))
-            std::abort();
-        auto released = engine.release("did:agent:bench", release);
-        benchmark::DoNotOptimize(released);
-    }
-    state.SetItemsProcessed(state.iterations());
-    state.counters["live"] = double(engine.leaseCount());
+    runPairs(state, engine, request("did:agent:bench", "fs:repo/42/dir7/hot.cpp"));
 }
 BENCHMARK(BM_PlainAmongPatterns)->Arg(10'000);
 
@@ -119,18 +116,9 @@ void BM_PatternAmongPlain(benchmark::State &state)
     CountingListener listener;
     engine.setListener(&listener);
     populate(engine, int(state.range(0)));
-    const AcquireRequest acquire =
-        request("did:agent:bench", state.range(1) ? "fs:repo/*/dir7/*.ts" : "fs:repo/42/dir7/*.ts");
-    const std::vector<ResourceName> release{acquire.resources[0]};
-    for (auto _ : state) {
-        auto granted = engine.acquire(acquire);
-        if (!std::holds_alternative<Grant>(granted))
-            std::abort();
-        auto released = engine.release("did:agent:bench", release);
-        benchmark::DoNotOptimize(released);
-    }
-    state.SetItemsProcessed(state.iterations());
-    state.counters["live"] = double(engine.leaseCount());
+    runPairs(state, engine,
+             request("did:agent:bench",
+                     state.range(1) ? "fs:repo/*/dir7/*.ts" : "fs:repo/42/dir7/*.ts"));
 }
 BENCHMARK(BM_PatternAmongPlain)->ArgsProduct({{100'000}, {0, 1}});
 

@@ -62,7 +62,8 @@ bool matchSegment(std::string_view glob, std::string_view text)
         const std::size_t next = inClass(glob, 0, text[0], in);
         return in && matchSegment(glob.substr(next), text.substr(1));
     }
-    if (g == '\\' && glob.size() > 1 && std::string_view("*?[]\\").find(glob[1]) != std::string_view::npos)
+    if (g == '\\' && glob.size() > 1 &&
+        std::string_view("*?[]\\").find(glob[1]) != std::string_view::npos)
         return glob[1] == text[0] && matchSegment(glob.substr(2), text.substr(1));
     return g == text[0] && matchSegment(glob.substr(1), text.substr(1));
 }
@@ -106,8 +107,7 @@ bool bruteCovers(const ResourceName &lease, const std::string &scheme,
     if (lease.scheme() != scheme)
         return false;
     for (std::size_t length = 0; length <= path.size(); ++length) {
-        const std::vector<std::string> prefix(path.begin(),
-                                              path.begin() + std::ptrdiff_t(length));
+        const std::vector<std::string> prefix(path.begin(), path.begin() + std::ptrdiff_t(length));
         if (lease.isPattern() ? matchPath(lease.path(), 0, prefix, 0) : lease.path() == prefix)
             return true;
     }
@@ -127,9 +127,9 @@ bool bruteOverlaps(const ResourceName &a, const ResourceName &b)
     for (const std::string &scheme : kSchemes)
         for (const auto &path : names)
             if (!shared && scheme == a.scheme() && scheme == b.scheme())
-                shared = bothPatterns ? matchPath(a.path(), 0, path, 0) &&
-                                            matchPath(b.path(), 0, path, 0)
-                                      : bruteCovers(a, scheme, path) && bruteCovers(b, scheme, path);
+                shared = bothPatterns
+                             ? matchPath(a.path(), 0, path, 0) && matchPath(b.path(), 0, path, 0)
+                             : bruteCovers(a, scheme, path) && bruteCovers(b, scheme, path);
     known.emplace(key, shared);
     return shared;
 }

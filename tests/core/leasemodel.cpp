@@ -22,7 +22,8 @@ double LeaseModel::trust(const std::string &did) const
 bool LeaseModel::leaseConflicts(const MLease &l, const ResourceName &r, bool excl,
                                 const std::string &agent) const
 {
-    return bruteOverlaps(l.resource, r) && (l.exclusive || excl) && (l.agent != agent || l.pending >= 0);
+    return bruteOverlaps(l.resource, r) && (l.exclusive || excl) &&
+           (l.agent != agent || l.pending >= 0);
 }
 
 std::pair<int, std::set<std::string>> LeaseModel::contention(const std::string &agent,
@@ -62,7 +63,8 @@ std::set<std::string> LeaseModel::edges(const std::string &agent) const
         }
         for (std::size_t p = 0; p < beforeParked && p < m_parked.size(); ++p) {
             for (std::size_t j = 0; j < m_parked[p].resources.size(); ++j) {
-                if (bruteOverlaps(m_parked[p].resources[j], r) && (m_parked[p].exclusive[j] || excl))
+                if (bruteOverlaps(m_parked[p].resources[j], r) &&
+                    (m_parked[p].exclusive[j] || excl))
                     out.insert(m_parked[p].agent);
             }
         }

@@ -240,8 +240,8 @@ void TstPathPattern::collisionsAgreeWithBruteForce()
 {
     // Patterns of up to two segments over a few tokens: two that can share a name share one of
     // at most three segments drawn from `words`, so this universe decides every pair.
-    const std::vector<std::string> tokens = {"a", "b", "*", "?", "**", "[ab]", "x.ts", "*.ts",
-                                             "a*", "[!a]", "\\*"};
+    const std::vector<std::string> tokens = {"a",    "b",    "*",  "?",    "**", "[ab]",
+                                             "x.ts", "*.ts", "a*", "[!a]", "\\*"};
     const std::vector<std::string> words = {"a", "b", "c", "*", "x.ts", "a.ts", "ab.ts"};
     std::vector<std::vector<std::string>> universe = {{}};
     for (std::size_t depth = 0, from = 0; depth < 3; ++depth) {
