@@ -277,8 +277,42 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
             socket->disconnectFromHost();
         return true;
     };
-    Respond respond = [send](HttpReply reply) { send(reply); };
 
+    Deferral deferral;
+    deferral.sendEvent = [socket, closeAfter, answered, streaming](const QByteArray &data) {
+        if (*answered || !socket || socket->state() != QAbstractSocket::ConnectedState)
+            return false;
+        if (!*streaming) {
+            *streaming = true;
+            QByteArray head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                              "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n"
+                              "Transfer-Encoding: chunked\r\n";
+            if (closeAfter)
+                head += "Connection: close\r\n";
+            socket->write(head + "\r\n");
+        }
+        socket->write(eventChunk(data));
+        return true;
+    };
+    serve(std::move(call), send, deferral);
+    if (*answered || !deferral.onClientGone || !socket)
+        return;
+    // A parked wait: if the client leaves first, the wait ends and takes nothing.
+    auto gone = std::make_shared<std::function<void()>>(std::move(deferral.onClientGone));
+    connect(socket, &QTcpSocket::disconnected, this, [answered, gone] {
+        if (!*answered && *gone) {
+            *answered = true;
+            auto cancel = std::move(*gone);
+            *gone = nullptr;
+            cancel();
+        }
+    });
+}
+
+void HttpFront::serve(RestCall call, const std::function<bool(const HttpReply &)> &send,
+                      Deferral &deferral)
+{
+    Respond respond = [send](HttpReply reply) { send(reply); };
     // Grants made while this request is served (now, or when its parked wait ends) belong to
     // this answer: if it cannot be delivered, they are given back instead of leaked.
     auto answer = std::make_shared<EngineHost::Answer>();
@@ -305,55 +339,25 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     }
     if (call.body.size() > m_options.limits.maxBodyBytes)
         return respond(RestApi::problem(413, "invalid_request", "body is larger than 1 MiB"));
-    const QByteArray authorization = request.value("authorization");
+    const QByteArray authorization = call.header("authorization");
     if (!authorization.isEmpty()) {
         call.keyPresented = true;
         if (authorization.startsWith("Bearer "))
             call.identity = m_keys.authenticate(authorization.mid(7).trimmed());
     }
 
-    Deferral deferral;
-    deferral.sendEvent = [socket, closeAfter, answered, streaming](const QByteArray &data) {
-        if (*answered || !socket || socket->state() != QAbstractSocket::ConnectedState)
-            return false;
-        if (!*streaming) {
-            *streaming = true;
-            QByteArray head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                              "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n"
-                              "Transfer-Encoding: chunked\r\n";
-            if (closeAfter)
-                head += "Connection: close\r\n";
-            socket->write(head + "\r\n");
-        }
-        socket->write(eventChunk(data));
-        return true;
-    };
-    {
-        EngineHost::AnswerScope scope(m_host, answer);
-        // The barrier: a handler that throws answers 500 and the service goes on.
-        try {
-            if (call.path == QLatin1String("/mcp"))
-                m_mcp->handle(call, respond, deferral);
-            else
-                m_api->dispatch(call, respond, deferral);
-        } catch (...) {
-            qCCritical(lcHttp) << "internal error serving" << call.method << call.path
-                               << describeException(std::current_exception()).c_str();
-            respond(RestApi::problem(500, "internal", "an internal error; it was logged"));
-        }
+    EngineHost::AnswerScope scope(m_host, answer);
+    // The barrier: a handler that throws answers 500 and the service goes on.
+    try {
+        if (call.path == QLatin1String("/mcp"))
+            m_mcp->handle(call, respond, deferral);
+        else
+            m_api->dispatch(call, respond, deferral);
+    } catch (...) {
+        qCCritical(lcHttp) << "internal error serving" << call.method << call.path
+                           << describeException(std::current_exception()).c_str();
+        respond(RestApi::problem(500, "internal", "an internal error; it was logged"));
     }
-    if (*answered || !deferral.onClientGone || !socket)
-        return;
-    // A parked wait: if the client leaves first, the wait ends and takes nothing.
-    auto gone = std::make_shared<std::function<void()>>(std::move(deferral.onClientGone));
-    connect(socket, &QTcpSocket::disconnected, this, [answered, gone] {
-        if (!*answered && *gone) {
-            *answered = true;
-            auto cancel = std::move(*gone);
-            *gone = nullptr;
-            cancel();
-        }
-    });
 }
 
 QByteArray HttpFront::eventChunk(const QByteArray &data)

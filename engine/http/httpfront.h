@@ -66,6 +66,14 @@ public:
     QByteArray temporaryKey(const QString &did);
     bool open() const { return m_options.open; }
 
+    // Serves one request the transport has read: the body cap, the bearer key, the durability
+    // of the answer, then MCP (/mcp) or the REST table, with a thrown error answered 500.
+    // `send` writes the answer and says whether anyone was there to read it; grants of an answer
+    // nobody read are given back. A parked wait leaves `deferral.onClientGone` set, for the
+    // transport to call if the client leaves first. The fuzz targets serve requests here.
+    void serve(RestCall call, const std::function<bool(const HttpReply &)> &send,
+               Deferral &deferral);
+
 private:
     void handle(const QHttpServerRequest &request, QHttpServerResponder &&responder);
     static QByteArray wireFormat(const HttpReply &reply, bool closeAfter);
