@@ -29,6 +29,9 @@ EngineHost::EngineHost(EngineConfig config, const Clock *clock, std::size_t ledg
 
 EngineHost::~EngineHost()
 {
+    // A worker's answer is a queued call to this host: let every one finish, then the posted
+    // calls die with this object instead of reaching it after it has gone.
+    m_workers.waitForDone();
     m_engine->setListener(nullptr);
     m_engine->setJournal(nullptr);
 }

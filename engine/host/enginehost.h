@@ -5,6 +5,7 @@
 #include "leasestore.h"
 
 #include <QObject>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <type_traits>
@@ -60,6 +61,10 @@ public:
     ~EngineHost() override;
 
     LeaseEngine &engine() { return *m_engine; }
+    // Where answers that are costly to encode are built off the engine thread (snapshots,
+    // exports); they come back to the host's thread by a queued call. The host waits for them
+    // when it is destroyed, so none comes back to a host that is gone.
+    QThreadPool &workers() { return m_workers; }
     const ResourceParser &parser() const { return m_parser; }
     const Clock &clock() const { return *m_clock; }
     void setWorkspaceRoot(const std::string &root) { m_parser = ResourceParser(root); }
@@ -173,6 +178,7 @@ private:
     std::unique_ptr<LeaseEngine> m_engine;
     ResourceParser m_parser;
     QTimer m_alarm;
+    QThreadPool m_workers;
     QTimer m_flush;        // submits what the store has not been given yet, once the loop is idle
     TimeMs m_armedFor = 0; // the deadline the alarm is set for
     std::deque<LedgerEvent> m_ledger;

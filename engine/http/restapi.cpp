@@ -47,7 +47,7 @@ HttpReply RestApi::problem(int status, const char *reason, const std::string &er
 void RestApi::answerFromWorker(EngineHost &host, std::function<HttpReply()> work,
                                const Respond &respond)
 {
-    QThreadPool::globalInstance()->start([engine = &host, work = std::move(work), respond] {
+    host.workers().start([engine = &host, work = std::move(work), respond] {
         HttpReply reply = work();
         QMetaObject::invokeMethod(
             engine, [respond, reply = std::move(reply)] { respond(reply); }, Qt::QueuedConnection);
