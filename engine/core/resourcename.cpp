@@ -221,6 +221,11 @@ std::string ResourceParser::literalPath(std::string_view path)
     return out;
 }
 
+ParsedName ResourceParser::parseFilePath(std::string_view path) const
+{
+    return parse("fs:" + literalPath(path));
+}
+
 ParsedName ResourceParser::parse(std::string_view text) const
 {
     if (text.empty())

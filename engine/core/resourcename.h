@@ -100,6 +100,10 @@ public:
     // The text that names file path `path` ('/'-separated) as a plain name, never a pattern:
     // its metacharacters escaped (a file may be called "a*b").
     static std::string literalPath(std::string_view path);
+    // File path `path` (relative to the root, or absolute) as a workspace name, taken literally:
+    // `fs:` + literalPath, so neither a metacharacter nor a ':' in a file name ("x:/y", a
+    // folder called "lock:") changes what it names.
+    ParsedName parseFilePath(std::string_view path) const;
     const std::string &workspaceRoot() const { return m_rootText; }
 
 private:

@@ -213,7 +213,7 @@ WorkspaceTools::target(const json &args, const char *field, bool required, bool 
         return fail("invalid", r.error());
     // A tool's path names one file or folder, taken literally: `src/a*b.cpp` is the file of
     // that name, never a pattern (a lease on a pattern covers it like any other match).
-    ParsedName parsed = m_host.parser().parse(ResourceParser::literalPath(text.value_or(".")));
+    ParsedName parsed = m_host.parser().parseFilePath(text.value_or("."));
     if (const auto *bad = std::get_if<NameError>(&parsed))
         return fail("escapes_root", std::string(field) + " " + bad->message);
     const ResourceName &lexical = std::get<ResourceName>(parsed);
@@ -224,8 +224,8 @@ WorkspaceTools::target(const json &args, const char *field, bool required, bool 
     if (const auto *error = std::get_if<FsError>(&resolved))
         return fail(error->code, error->message);
     WorkspaceFs::Resolved where = std::get<WorkspaceFs::Resolved>(std::move(resolved));
-    ParsedName physical = m_host.parser().parse(
-        where.entry.path.empty() ? "." : ResourceParser::literalPath(where.entry.path));
+    ParsedName physical =
+        m_host.parser().parseFilePath(where.entry.path.empty() ? "." : where.entry.path);
     if (!std::holds_alternative<ResourceName>(physical))
         return fail("escapes_root", std::string(field) + " does not lie inside the workspace");
     Target t{std::get<ResourceName>(physical), std::move(where), {}};

@@ -28,6 +28,7 @@ private slots:
     void pathsCannotLeaveTheRoot_data();
     void pathsCannotLeaveTheRoot();
     void linksInsideResolveToTheirRealPath();
+    void aColonInAFolderNameNamesAFile();
     void soloAgentNeverSeesTheLayer();
     void strictWhileAnotherAgentIsLive();
     void heldPathIsRefusedNamingTheHolder();
@@ -125,8 +126,6 @@ void TstWorkspaceTools::pathsCannotLeaveTheRoot_data()
                                << "escapes_root";
     QTest::newRow("fifo") << "pipe"
                           << "special_file";
-    QTest::newRow("named resource") << "lock:deploy"
-                                    << "invalid";
 }
 
 void TstWorkspaceTools::pathsCannotLeaveTheRoot()
@@ -166,6 +165,27 @@ void TstWorkspaceTools::linksInsideResolveToTheirRealPath()
     QCOMPARE(contentOf(QStringLiteral("src/app.cpp")), QByteArray("int main() {}\n"));
     const json read = a->tool("fs_read", {{"path", "alias/app.cpp"}});
     JCOMPARE(read["structuredContent"]["path"], "src/app.cpp");
+}
+
+void TstWorkspaceTools::aColonInAFolderNameNamesAFile()
+{
+    // A folder called "lock:" is a folder: every spelling of a path through it names the file,
+    // never the lock lock:x, so a lease on the file stops a write however the path is written.
+    QVERIFY(put(QStringLiteral("lock:/x"), "v1\n"));
+    QCOMPARE(b->initialize().status, 200);
+    QVERIFY(!b->tool("lock_acquire", {{"paths", {"fs:lock:/x"}}}).value("isError", false));
+    for (const char *path : {"lock:/x", "src/../lock:/x"}) {
+        const json r = a->tool("fs_write", {{"path", path}, {"content", "v2\n"}});
+        JCOMPARE(r["structuredContent"]["reason"], "lease_held");
+        JCOMPARE(r["structuredContent"]["resource"], "fs:lock:/x");
+        JCOMPARE(r["structuredContent"]["holder"], "did:agent:b");
+    }
+    QCOMPARE(contentOf(QStringLiteral("lock:/x")), QByteArray("v1\n"));
+    const json read = a->tool("fs_read", {{"path", "src/../lock:/x"}});
+    JCOMPARE(read["structuredContent"]["path"], "lock:/x");
+    // What looks like a named resource is a file of that name too, here one that is not there.
+    JCOMPARE(a->tool("fs_read", {{"path", "lock:deploy"}})["structuredContent"]["reason"],
+             "not_found");
 }
 
 void TstWorkspaceTools::soloAgentNeverSeesTheLayer()
