@@ -31,6 +31,7 @@ private slots:
     void sealedPartitionsGetTheirIndexes();
     void aSchemaTwoLedgerIsMovedIntoPartitions();
     void damagedStateIsRefusedButNotADamagedLedgerPage();
+    void impossibleRowsAreDroppedAndAnImpossibleTokenMarkRefused();
 
 private:
     // Overwrites the b-tree header of `table`'s root page with 0xff bytes.
@@ -322,6 +323,50 @@ void TstSqliteStore::damagedStateIsRefusedButNotADamagedLedgerPage()
     QFile after(path());
     QVERIFY(after.open(QIODevice::ReadOnly));
     QCOMPARE(after.readAll(), bytes);
+}
+
+void TstSqliteStore::impossibleRowsAreDroppedAndAnImpossibleTokenMarkRefused()
+{
+    LeaseInfo good{"ls_1", "lock:a", "did:agent:a", Mode::Write, 7, 1000, 61000, 60000};
+    LeaseInfo bad{"ls_2", "lock:b", "did:agent:b", Mode::Write, 8, 1000, 61000, 60000};
+    {
+        SqliteStore store({path()});
+        std::string error;
+        QVERIFY2(store.load(&error), error.c_str());
+        QVERIFY(commit(store, {PutLease{good}, PutLease{bad}}));
+    }
+    auto edit = [this](const char *sql) {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "edit");
+        db.setDatabaseName(path());
+        QSqlQuery q(db);
+        const bool done = db.open() && q.exec(QLatin1String(sql));
+        q = QSqlQuery();
+        db.close();
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase("edit");
+        return done;
+    };
+    // A token at the top of the range (a flipped sign bit) would wrap the next one to 0: the
+    // row is dropped, and tokens go on from the rows that can be true.
+    QVERIFY(edit("UPDATE leases SET token = -1 WHERE lease_id = 'ls_2'"));
+    {
+        SqliteStore store({path()});
+        std::string error;
+        const std::optional<StoredState> state = store.load(&error);
+        QVERIFY2(state, error.c_str());
+        QCOMPARE(state->leases.size(), 1u);
+        QCOMPARE(state->leases[0].leaseId, std::string("ls_1"));
+        QVERIFY(state->tokenEnd >= 8 && state->tokenEnd < (std::uint64_t(1) << 62));
+    }
+    // A high-water mark no run could have written cannot be trusted to keep tokens growing.
+    QVERIFY(edit("INSERT OR REPLACE INTO meta (key, value) VALUES ('token_end', "
+                 "'9223372036854775807')"));
+    SqliteStore store({path()});
+    std::string error;
+    QVERIFY(!store.load(&error));
+    QVERIFY2(error.find("token high-water mark 9223372036854775807 is impossible") !=
+                 std::string::npos,
+             error.c_str());
 }
 
 QTEST_MAIN(TstSqliteStore)
