@@ -1,12 +1,11 @@
 #include "connection.h"
 
+#include "configfile.h"
 #include "did.h"
 #include "keystore.h"
-#include "options.h"
 
 #include <QCommandLineParser>
 #include <QDir>
-#include <QJsonObject>
 #include <QStandardPaths>
 
 using namespace leasehold;
@@ -36,24 +35,15 @@ QString readAdminKey(const QString &dataDir)
 std::optional<Connection> Connection::resolve(const QCommandLineParser &parser, Sources sources,
                                               QString *error)
 {
-    QJsonObject config;
-    if (defines(parser, "config")) {
-        const std::optional<QJsonObject> read = readConfigFile(parser.value("config"));
-        if (!read) {
-            *error = QStringLiteral("--config %1: not a readable JSON object")
-                         .arg(parser.value("config"));
-            return std::nullopt;
-        }
-        config = *read;
-    }
+    AppOptions config;
+    if (defines(parser, "config") && !readConfig(parser.value("config"), config, error))
+        return std::nullopt;
     Connection c;
     QString url = defines(parser, "url") ? parser.value("url") : QString();
     if (url.isEmpty())
         url = qEnvironmentVariable("LEASEHOLD_URL");
     if (url.isEmpty())
-        url = QStringLiteral("http://%1:%2")
-                  .arg(config.value("bind").toString(QStringLiteral("127.0.0.1")))
-                  .arg(config.value("port").toInt(7878));
+        url = QStringLiteral("http://%1:%2").arg(config.bind).arg(config.port);
     c.url = QUrl(url);
     if (!c.url.isValid() ||
         (c.url.scheme() != QLatin1String("http") && c.url.scheme() != QLatin1String("https"))) {
@@ -76,7 +66,7 @@ std::optional<Connection> Connection::resolve(const QCommandLineParser &parser, 
     if (key.isEmpty() && sources.adminFallback && c.agent.isEmpty()) {
         QString dir = defines(parser, "data-dir") ? parser.value("data-dir") : QString();
         if (dir.isEmpty())
-            dir = config.value("dataDir").toString();
+            dir = config.dataDir;
         if (dir.isEmpty())
             dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
         key = readAdminKey(dir);

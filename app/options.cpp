@@ -1,12 +1,10 @@
 #include "options.h"
 
+#include "configfile.h"
 #include "version.h"
 
 #include <QCommandLineParser>
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTextStream>
 
 const std::vector<AppFlag> &appFlags()
@@ -38,17 +36,6 @@ void addFlags(QCommandLineParser &parser, const std::vector<AppFlag> &flags)
                              ? QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help),
                                                   QLatin1String(f.value), QLatin1String(f.fallback))
                              : QCommandLineOption(QLatin1String(f.name), QLatin1String(f.help)));
-}
-
-std::optional<QJsonObject> readConfigFile(const QString &path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return std::nullopt;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll());
-    if (!doc.isObject())
-        return std::nullopt;
-    return doc.object();
 }
 
 ParsedOptions parseOptions(const QStringList &arguments)
@@ -95,40 +82,12 @@ ParsedOptions parseOptions(const QStringList &arguments)
     AppOptions o;
     if (parser.isSet(config)) {
         // Settings from the config file first; flags given on the command line override them.
-        const std::optional<QJsonObject> read = readConfigFile(parser.value(config));
-        if (!read) {
-            QTextStream(stderr) << "leasehold: --config " << parser.value(config)
-                                << ": not a readable JSON object\n";
+        QString error;
+        if (!readConfig(parser.value(config), o, &error)) {
+            QTextStream(stderr) << "leasehold: " << error << "\n";
             result.exitCode = 2;
             return result;
         }
-        const QJsonObject &c = *read;
-        o.port = static_cast<quint16>(c.value(QStringLiteral("port")).toInt(o.port));
-        o.bind = c.value(QStringLiteral("bind")).toString(o.bind);
-        o.open = c.value(QStringLiteral("open")).toBool(false);
-        o.keysFile = c.value(QStringLiteral("keys")).toString();
-        o.workspace = c.value(QStringLiteral("workspace")).toString();
-        o.dataDir = c.value(QStringLiteral("dataDir")).toString();
-        o.inMemory = c.value(QStringLiteral("inMemory")).toBool(false);
-        for (const QJsonValue &v : c.value(QStringLiteral("allowedHosts")).toArray())
-            o.allowedHosts << v.toString();
-        o.liveWindowSeconds = qBound(
-            5, c.value(QStringLiteral("liveWindowSeconds")).toInt(o.liveWindowSeconds), 86400);
-        o.mcpProgressMs =
-            qBound(100, c.value(QStringLiteral("mcpProgressMs")).toInt(o.mcpProgressMs), 600'000);
-        o.ledgerRetainRows = qBound<qint64>(
-            1000, c.value(QStringLiteral("ledgerRetainRows")).toInteger(o.ledgerRetainRows),
-            qint64(1) << 40);
-        o.ledgerRetainDays =
-            qBound(1, c.value(QStringLiteral("ledgerRetainDays")).toInt(o.ledgerRetainDays), 36500);
-        for (const QJsonValue &v : c.value(QStringLiteral("exclusive")).toArray())
-            o.exclusive << v.toString();
-        o.maxConnections =
-            qBound(0, c.value(QStringLiteral("maxConnections")).toInt(o.maxConnections), 1'000'000);
-        o.headTimeoutMs =
-            qBound(100, c.value(QStringLiteral("headTimeoutMs")).toInt(o.headTimeoutMs), 600'000);
-        o.storeTimeoutMs =
-            qBound(100, c.value(QStringLiteral("storeTimeoutMs")).toInt(o.storeTimeoutMs), 600'000);
     }
     o.headless = parser.isSet(headless);
     o.open = o.open || parser.isSet(open);

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -42,8 +41,6 @@ struct ParsedOptions
     int exitCode = 0;
 };
 
-// The config file's settings: a JSON object, or nothing when it cannot be read or is not one.
-std::optional<QJsonObject> readConfigFile(const QString &path);
 ParsedOptions parseOptions(const QStringList &arguments);
 
 // The command line's flags (without dashes), the one table help, parsing and shell completion

@@ -1,0 +1,156 @@
+#include "configfile.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+namespace {
+
+// What is wrong with `value` as a whole number in [min, max], or nothing; sets `out`.
+QString wholeNumber(const QJsonValue &value, qint64 min, qint64 max, qint64 &out)
+{
+    const QString range = QStringLiteral("must be a whole number from %1 to %2").arg(min).arg(max);
+    if (!value.isDouble())
+        return range;
+    const double d = value.toDouble();
+    if (!std::isfinite(d) || d != std::floor(d) || d < double(min) || d > double(max))
+        return range + QStringLiteral(" (got %1)").arg(d, 0, 'g', 17);
+    out = qint64(d);
+    return {};
+}
+
+struct Setting
+{
+    const char *key;
+    // Applies `value`; returns what is wrong with it, or an empty string.
+    std::function<QString(const QJsonValue &value, AppOptions &o)> apply;
+};
+
+template<class T> Setting number(const char *key, T AppOptions::*field, qint64 min, qint64 max)
+{
+    return {key, [field, min, max](const QJsonValue &v, AppOptions &o) {
+                qint64 n = 0;
+                QString problem = wholeNumber(v, min, max, n);
+                if (problem.isEmpty())
+                    o.*field = static_cast<T>(n);
+                return problem;
+            }};
+}
+
+Setting text(const char *key, QString AppOptions::*field)
+{
+    return {key, [field](const QJsonValue &v, AppOptions &o) {
+                if (!v.isString())
+                    return QStringLiteral("must be a string");
+                o.*field = v.toString();
+                return QString();
+            }};
+}
+
+Setting flag(const char *key, bool AppOptions::*field)
+{
+    return {key, [field](const QJsonValue &v, AppOptions &o) {
+                if (!v.isBool())
+                    return QStringLiteral("must be true or false");
+                o.*field = v.toBool();
+                return QString();
+            }};
+}
+
+Setting texts(const char *key, QStringList AppOptions::*field)
+{
+    return {key, [field](const QJsonValue &v, AppOptions &o) {
+                const QString must = QStringLiteral("must be an array of strings");
+                if (!v.isArray())
+                    return must;
+                QStringList list;
+                for (const QJsonValue &item : v.toArray()) {
+                    if (!item.isString())
+                        return must;
+                    list << item.toString();
+                }
+                o.*field = list;
+                return QString();
+            }};
+}
+
+const std::vector<Setting> &settings()
+{
+    static const std::vector<Setting> all = {
+        number("port", &AppOptions::port, 0, 65535),
+        text("bind", &AppOptions::bind),
+        flag("open", &AppOptions::open),
+        text("keys", &AppOptions::keysFile),
+        text("workspace", &AppOptions::workspace),
+        text("dataDir", &AppOptions::dataDir),
+        flag("inMemory", &AppOptions::inMemory),
+        texts("exclusive", &AppOptions::exclusive),
+        texts("allowedHosts", &AppOptions::allowedHosts),
+        number("liveWindowSeconds", &AppOptions::liveWindowSeconds, 5, 86'400),
+        number("mcpProgressMs", &AppOptions::mcpProgressMs, 100, 600'000),
+        number("ledgerRetainRows", &AppOptions::ledgerRetainRows, 1000, qint64(1) << 40),
+        number("ledgerRetainDays", &AppOptions::ledgerRetainDays, 1, 36'500),
+        number("maxConnections", &AppOptions::maxConnections, 0, 1'000'000),
+        number("headTimeoutMs", &AppOptions::headTimeoutMs, 100, 600'000),
+        number("parkAfterMs", &AppOptions::parkAfterMs, 100, 3'600'000),
+        number("storeTimeoutMs", &AppOptions::storeTimeoutMs, 100, 600'000),
+    };
+    return all;
+}
+
+} // namespace
+
+bool applyConfig(const QByteArray &json, AppOptions &options, QString *error)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        *error = QStringLiteral("not JSON (%1 at byte %2)")
+                     .arg(parseError.errorString())
+                     .arg(parseError.offset);
+        return false;
+    }
+    if (!doc.isObject()) {
+        *error = QStringLiteral("must be a JSON object of settings");
+        return false;
+    }
+    const QJsonObject object = doc.object();
+    AppOptions changed = options;
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const QString key = it.key();
+        const auto &all = settings();
+        const auto setting = std::find_if(all.begin(), all.end(), [&key](const Setting &s) {
+            return key == QLatin1String(s.key);
+        });
+        if (setting == all.end()) {
+            *error = QStringLiteral("unknown setting \"%1\"").arg(key);
+            return false;
+        }
+        if (const QString problem = setting->apply(it.value(), changed); !problem.isEmpty()) {
+            *error = QStringLiteral("\"%1\" %2").arg(key, problem);
+            return false;
+        }
+    }
+    options = changed;
+    return true;
+}
+
+bool readConfig(const QString &path, AppOptions &options, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("--config %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    QString problem;
+    if (!applyConfig(file.readAll(), options, &problem)) {
+        *error = QStringLiteral("--config %1: %2").arg(path, problem);
+        return false;
+    }
+    return true;
+}
