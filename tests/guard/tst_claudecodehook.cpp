@@ -41,8 +41,9 @@ private slots:
     void installKeepsTheUsersHooks();
 
 private:
-    ClaudeCodeHook::Answer event(const char *session, const char *name, const QString &path,
-                                 const char *tool = "Edit", bool strict = false, quint16 port = 0)
+    ClaudeCodeHook::Answer hookEvent(const char *session, const char *name, const QString &path,
+                                     const char *tool = "Edit", bool strict = false,
+                                     quint16 port = 0)
     {
         json e = {{"session_id", session},
                   {"transcript_path", "/tmp/t.jsonl"},
@@ -67,7 +68,7 @@ private:
 
 void TstClaudeCodeHook::secondSessionIsDeniedNamingTheFirst()
 {
-    const ClaudeCodeHook::Answer first = event("s1", "PreToolUse", dir.filePath("src/a.ts"));
+    const ClaudeCodeHook::Answer first = hookEvent("s1", "PreToolUse", dir.filePath("src/a.ts"));
     QCOMPARE(first.exitCode, 0);
     QCOMPARE(first.out, QByteArray()); // allowed: no decision, the usual permission flow goes on
     QCOMPARE(leases().size(), 1u);
@@ -76,7 +77,7 @@ void TstClaudeCodeHook::secondSessionIsDeniedNamingTheFirst()
 
     s->clock.advance(3'000);
     const ClaudeCodeHook::Answer second =
-        event("s2", "PreToolUse", dir.filePath("src/a.ts"), "Write");
+        hookEvent("s2", "PreToolUse", dir.filePath("src/a.ts"), "Write");
     QCOMPARE(second.exitCode, 0);
     const json out = json::parse(second.out.toStdString());
     QCOMPARE(out.size(), 1u);
@@ -94,7 +95,7 @@ void TstClaudeCodeHook::secondSessionIsDeniedNamingTheFirst()
     QVERIFY2(reason.find("(your Write was not made)") != std::string::npos, reason.c_str());
     // Another file is free for the second session.
     QFile other(dir.filePath("src/b.ts"));
-    QCOMPARE(event("s2", "PreToolUse", other.fileName()).out, QByteArray());
+    QCOMPARE(hookEvent("s2", "PreToolUse", other.fileName()).out, QByteArray());
     QCOMPARE(leases().size(), 2u);
     // The agents show how they are connected.
     const std::vector<AgentInfo> agents = s->host->engine().snapshot().agents;
@@ -105,20 +106,20 @@ void TstClaudeCodeHook::secondSessionIsDeniedNamingTheFirst()
 
 void TstClaudeCodeHook::postToolUseRenewsAndStopReleases()
 {
-    QCOMPARE(event("s1", "PreToolUse", dir.filePath("src/a.ts")).out, QByteArray());
+    QCOMPARE(hookEvent("s1", "PreToolUse", dir.filePath("src/a.ts")).out, QByteArray());
     const TimeMs firstExpiry = leases().at(0).expiresAt;
     s->clock.advance(60'000);
-    QCOMPARE(event("s1", "PostToolUse", dir.filePath("src/a.ts")).out, QByteArray());
+    QCOMPARE(hookEvent("s1", "PostToolUse", dir.filePath("src/a.ts")).out, QByteArray());
     QCOMPARE(leases().size(), 1u);
     QCOMPARE(leases()[0].expiresAt, firstExpiry + 60'000);
-    QVERIFY(!event("s2", "PreToolUse", dir.filePath("src/a.ts")).out.isEmpty());
+    QVERIFY(!hookEvent("s2", "PreToolUse", dir.filePath("src/a.ts")).out.isEmpty());
     // The turn ends: everything s1 held is released (no expiry against its trust).
-    const ClaudeCodeHook::Answer stop = event("s1", "Stop", {});
+    const ClaudeCodeHook::Answer stop = hookEvent("s1", "Stop", {});
     QCOMPARE(stop.exitCode, 0);
     QCOMPARE(stop.out, QByteArray());
     QCOMPARE(leases().size(), 0u);
-    QCOMPARE(event("s2", "PreToolUse", dir.filePath("src/a.ts")).out, QByteArray());
-    QCOMPARE(event("s2", "SessionEnd", {}).exitCode, 0);
+    QCOMPARE(hookEvent("s2", "PreToolUse", dir.filePath("src/a.ts")).out, QByteArray());
+    QCOMPARE(hookEvent("s2", "SessionEnd", {}).exitCode, 0);
     QCOMPARE(leases().size(), 0u);
 }
 
@@ -126,18 +127,18 @@ void TstClaudeCodeHook::keysNameTheAgent()
 {
     s = std::make_unique<ServiceFixture>(false);
     key = kKeyA;
-    QCOMPARE(event("s1", "PreToolUse", dir.filePath("src/a.ts")).out, QByteArray());
+    QCOMPARE(hookEvent("s1", "PreToolUse", dir.filePath("src/a.ts")).out, QByteArray());
     QCOMPARE(leases().at(0).holder, std::string("did:agent:a"));
     key = kKeyB;
-    const QByteArray denied = event("s1", "PreToolUse", dir.filePath("src/a.ts")).out;
+    const QByteArray denied = hookEvent("s1", "PreToolUse", dir.filePath("src/a.ts")).out;
     QVERIFY2(denied.contains("held by did:agent:a"), denied.constData());
 }
 
 void TstClaudeCodeHook::onlyEditsInsideTheRootAreGuarded()
 {
-    QCOMPARE(event("s1", "PreToolUse", "/etc/hosts").out, QByteArray());
-    QCOMPARE(event("s1", "PreToolUse", dir.filePath("src/a.ts"), "Read").out, QByteArray());
-    QCOMPARE(event("s1", "PreToolUse", dir.filePath("src/a.ts"), "Bash").out, QByteArray());
+    QCOMPARE(hookEvent("s1", "PreToolUse", "/etc/hosts").out, QByteArray());
+    QCOMPARE(hookEvent("s1", "PreToolUse", dir.filePath("src/a.ts"), "Read").out, QByteArray());
+    QCOMPARE(hookEvent("s1", "PreToolUse", dir.filePath("src/a.ts"), "Bash").out, QByteArray());
     QCOMPARE(leases().size(), 0u);
     // Relative paths are taken from the project; NotebookEdit names its file differently.
     json e = {{"session_id", "s1"},
@@ -159,12 +160,12 @@ void TstClaudeCodeHook::onlyEditsInsideTheRootAreGuarded()
 void TstClaudeCodeHook::symlinksNameTheSameFile()
 {
     QVERIFY(QFile::link(dir.filePath("src"), dir.filePath("alias")));
-    QCOMPARE(event("s1", "PreToolUse", dir.filePath("alias/a.ts")).out, QByteArray());
+    QCOMPARE(hookEvent("s1", "PreToolUse", dir.filePath("alias/a.ts")).out, QByteArray());
     QCOMPARE(leases().at(0).resource, std::string("fs:src/a.ts"));
-    const QByteArray denied = event("s2", "PreToolUse", dir.filePath("src/a.ts")).out;
+    const QByteArray denied = hookEvent("s2", "PreToolUse", dir.filePath("src/a.ts")).out;
     QVERIFY2(denied.contains("claude-code-s1"), denied.constData());
     // A file that does not exist yet, below a linked folder, is named through the folder.
-    QCOMPARE(event("s1", "PreToolUse", dir.filePath("alias/new/b.ts")).out, QByteArray());
+    QCOMPARE(hookEvent("s1", "PreToolUse", dir.filePath("alias/new/b.ts")).out, QByteArray());
     QCOMPARE(leases().at(1).resource, std::string("fs:src/new/b.ts"));
 }
 
@@ -177,13 +178,13 @@ void TstClaudeCodeHook::patternLeasesAreHonoured()
     req.ttlMs = 60'000;
     QVERIFY(std::holds_alternative<Grant>(
         s->host->run([&](LeaseEngine &e) { return e.acquire(req); })));
-    const QByteArray denied = event("s1", "PreToolUse", dir.filePath("src/a.ts")).out;
+    const QByteArray denied = hookEvent("s1", "PreToolUse", dir.filePath("src/a.ts")).out;
     QVERIFY2(denied.contains("held by did:agent:refactor through fs:src/**/*.ts"),
              denied.constData());
     // A file whose name holds a '*' is named as that one file, and the pattern matches it.
-    const QByteArray star = event("s1", "PreToolUse", dir.filePath("src/x*.ts")).out;
+    const QByteArray star = hookEvent("s1", "PreToolUse", dir.filePath("src/x*.ts")).out;
     QVERIFY2(star.contains("fs:src/x\\\\*.ts is held by did:agent:refactor"), star.constData());
-    QCOMPARE(event("s1", "PreToolUse", dir.filePath("docs/x*.md")).out, QByteArray());
+    QCOMPARE(hookEvent("s1", "PreToolUse", dir.filePath("docs/x*.md")).out, QByteArray());
     QCOMPARE(leases().size(), 2u);
     QCOMPARE(leases()[1].resource, std::string("fs:docs/x\\*.md"));
 }
@@ -195,14 +196,14 @@ void TstClaudeCodeHook::anUnreachableServiceWarnsOrDenies()
     const quint16 port = closed.serverPort();
     closed.close();
     const ClaudeCodeHook::Answer warned =
-        event("s1", "PreToolUse", dir.filePath("src/a.ts"), "Edit", false, port);
+        hookEvent("s1", "PreToolUse", dir.filePath("src/a.ts"), "Edit", false, port);
     QCOMPARE(warned.exitCode, 0);
     const json w = json::parse(warned.out.toStdString());
     QVERIFY2(w["systemMessage"].get<std::string>().find("goes ahead unguarded") !=
                  std::string::npos,
              warned.out.constData());
     const ClaudeCodeHook::Answer denied =
-        event("s1", "PreToolUse", dir.filePath("src/a.ts"), "Edit", true, port);
+        hookEvent("s1", "PreToolUse", dir.filePath("src/a.ts"), "Edit", true, port);
     JCOMPARE(json::parse(denied.out.toStdString())["hookSpecificOutput"]["permissionDecision"],
              "deny");
 }

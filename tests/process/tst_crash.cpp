@@ -84,7 +84,11 @@ int TstCrash::checkRestored(std::map<std::string, Ack> &held,
                             const std::map<std::string, double> &trust, std::uint64_t &maxToken)
 {
     int adopted = 0;
-    const auto [status, snapshot] = finish(send("GET", QStringLiteral("/status"), nullptr));
+    // Plain variables, not a structured binding: the checks below run in lambdas (QCOMPARE
+    // returns from the function it is in), and C++20 lambdas cannot capture bindings (clang).
+    const auto statusPage = finish(send("GET", QStringLiteral("/status"), nullptr));
+    const int status = statusPage.first;
+    const json &snapshot = statusPage.second;
     [&] { QCOMPARE(status, 200); }();
     if (QTest::currentTestFailed())
         return adopted;
@@ -118,8 +122,10 @@ int TstCrash::checkRestored(std::map<std::string, Ack> &held,
         adopted += held.count(leaseId) ? 0 : 1;
     }
     held = std::move(restored);
-    const auto [ledgerStatus, ledger] =
+    const auto ledgerPage =
         finish(send("GET", QStringLiteral("/ledger?since=0&limit=1000"), nullptr));
+    const int ledgerStatus = ledgerPage.first;
+    const json &ledger = ledgerPage.second;
     [&] {
         QCOMPARE(ledgerStatus, 200);
         std::uint64_t previous = 0;
