@@ -2,8 +2,10 @@
 # Installs what is missing, builds Leasehold twice and runs every test in both builds:
 #   build       optimised, with the console window; also packaged, and the package installed
 #               and run
-#   build-asan  AddressSanitizer + UndefinedBehaviorSanitizer, LEASEHOLD_GUI=OFF: the headless
-#               binary servers run (no Qt Widgets, which its tests check), with every non-UI test
+#   build-asan  clang, AddressSanitizer + UndefinedBehaviorSanitizer, LEASEHOLD_GUI=OFF: the
+#               headless binary servers run (no Qt Widgets, which its tests check), with every
+#               non-UI test; the same build makes the libFuzzer targets (tests/fuzz), whose
+#               corpora replay as tests and which then fuzz for a bounded time each
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,8 +23,11 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 ./packaging/check-deb.sh build
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLEASEHOLD_WERROR=ON \
+    -DCMAKE_CXX_COMPILER=clang++ -DLEASEHOLD_FUZZ=ON \
     -DLEASEHOLD_SANITIZE=address,undefined -DLEASEHOLD_BUILD_BENCHMARKS=OFF \
     -DLEASEHOLD_GUI=OFF -DLEASEHOLD_REQUIRE_NODE_TESTS=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
+# Each fuzz target for a bounded time on its corpus (LEASEHOLD_FUZZ_SECONDS, default 45).
+./tests/fuzz/run.sh build-asan "${LEASEHOLD_FUZZ_SECONDS:-45}"
