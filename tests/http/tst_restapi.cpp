@@ -235,6 +235,11 @@ void TstRestApi::ledgerExportsJsonLinesAndCsv()
     QCOMPARE(rows.size(), 2);
     JCOMPARE(json::parse(rows[0].toStdString())["kind"], "coordination.lease.granted");
     QCOMPARE(lines.header("X-Ledger-Next"), QByteArray("2"));
+    // The page after the last is empty — not the JSON text `null` — and says where to go on.
+    const HttpResult end = s->get(base + QStringLiteral("?format=jsonl&since=2"), kKeyB);
+    QCOMPARE(end.status, 200);
+    QCOMPARE(end.raw, QByteArray());
+    QCOMPARE(end.header("X-Ledger-Next"), QByteArray("2"));
     const HttpResult csv = s->get(base + QStringLiteral("?format=csv&since=1"), kKeyB);
     QCOMPARE(csv.status, 200);
     QVERIFY(csv.header("Content-Type").startsWith("text/csv"));
