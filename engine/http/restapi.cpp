@@ -6,6 +6,8 @@
 
 #include <QThreadPool>
 
+#include <stdexcept>
+
 namespace leasehold {
 
 using nlohmann::json;
@@ -136,6 +138,21 @@ RestApi::RestApi(EngineHost &host, bool open, QString version, AgentPresence *pr
         add("POST", base("/admin/") + name, Access::Admin, "Operator lever: " + name,
             [this, name](const RestCall &c, const Respond &r, Deferral &) { admin(c, r, name); });
     }
+    add("GET", base("/admin/invariants"), Access::Admin,
+        "Checks the engine's invariants now (the soak's and an operator's debug check)",
+        [this](const RestCall &, const Respond &r, Deferral &) {
+            const LeaseEngine &engine = m_host.engine();
+            HttpReply reply;
+            try {
+                engine.checkInvariants();
+                reply.body = {{"ok", true},
+                              {"leases", engine.leaseCount()},
+                              {"parked", engine.parkedCount()}};
+            } catch (const std::logic_error &e) {
+                reply = problem(500, "invariant_broken", e.what());
+            }
+            r(std::move(reply));
+        });
     add("GET", "/healthz", Access::Public, "Liveness",
         [this](const RestCall &, const Respond &r, Deferral &) {
             HttpReply reply;

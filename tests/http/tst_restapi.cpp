@@ -26,6 +26,7 @@ private slots:
     void releaseRenewPinAndUnpin();
     void statusWaitAndLedgerAnswer();
     void adminLevers();
+    void invariantsCheckIsAdminOnly();
     void adminMintsKeys();
     void ledgerExportsJsonLinesAndCsv();
     void authMatrix_data();
@@ -284,6 +285,16 @@ void TstRestApi::adminLevers()
     const HttpResult ledger =
         s->get(QString(RestApi::kBase) + "/ledger?actorDid=did:op:alice", kKeyAdmin);
     QCOMPARE(ledger.body["events"].size(), 5u); // every lever, under the operator's name
+}
+
+void TstRestApi::invariantsCheckIsAdminOnly()
+{
+    s->post("/lease", {{"resources", {"lock:1", "lock:2"}}}, kKeyA);
+    const QString route = QString(RestApi::kBase) + "/admin/invariants";
+    QCOMPARE(s->get(route, kKeyA).status, 403);
+    const HttpResult r = s->get(route, kKeyAdmin);
+    QCOMPARE(r.status, 200);
+    JCOMPARE(r.body, (json{{"ok", true}, {"leases", 2}, {"parked", 0}}));
 }
 
 void TstRestApi::adminMintsKeys()
