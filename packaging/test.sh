@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds Leasehold twice and runs every test in both builds:
 #   build       optimised, with the console window; also packaged, and the package installed
-#               and run
+#               and run; and soaked for two minutes by 1 000 simulated agents
 #   build-asan  clang, AddressSanitizer + UndefinedBehaviorSanitizer, LEASEHOLD_GUI=OFF: the
 #               headless binary servers run (no Qt Widgets, which its tests check), with every
 #               non-UI test; the same build makes the libFuzzer targets (tests/fuzz), whose
@@ -21,6 +21,9 @@ cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 # The Debian package: built, inspected, installed on this machine and run from /usr/bin.
 ./packaging/check-deb.sh build
+# The soak, bounded (tests/bench/soak/soak.mjs runs for 10 minutes by default): 1 000 agents
+# for 2 minutes against the optimised build on disk, its console open on an Xvfb display.
+node tests/bench/soak/soak.mjs --binary build/app/leasehold --minutes 2 --agents 1000 --console
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLEASEHOLD_WERROR=ON \
     -DCMAKE_CXX_COMPILER=clang++ -DLEASEHOLD_FUZZ=ON \
