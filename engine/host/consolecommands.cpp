@@ -5,7 +5,6 @@
 #include "wording.h"
 
 #include <QSaveFile>
-#include <QThreadPool>
 
 namespace leasehold {
 
@@ -108,7 +107,7 @@ void ConsoleCommands::exportPage(std::shared_ptr<Export> job)
     // one page at a time, so neither the engine thread nor the disk's pace holds up agents.
     m_host.readLedger(
         job->since, kExportPage, job->filter, [this, job](std::vector<LedgerEvent> page) {
-            QThreadPool::globalInstance()->start([this, job, page = std::move(page)] {
+            m_workers.start([this, job, page = std::move(page)] {
                 if (!page.empty()) {
                     job->file.write(job->csv ? ledgerCsv(page, false) : ledgerJsonLines(page));
                     job->since = page.back().seq;

@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
 
 #include <functional>
 #include <memory>
@@ -57,6 +58,9 @@ private:
     EngineHost &m_host;
     QString m_operator;
     KeyMinter m_minter;
+    // Encodes and writes export pages; destroyed (waiting for its jobs) before the QObject
+    // base, so a job's queued call back never reaches an object that is gone.
+    QThreadPool m_workers;
 };
 
 } // namespace leasehold
