@@ -18,6 +18,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 import { Tally, crasher, deadlocker, mcpAgent, operator, sleep, waiter, worker } from './agents.mjs';
@@ -99,16 +100,26 @@ for (let i = 0; i < agentCount; ++i) {
 }
 loops.push(operator(ctx, keys.admin, crashers, stopping));
 
+// How late the driver's own event loop runs: the part of a latency that is the driver's.
+const lag = monitorEventLoopDelay({ resolution: 10 });
+lag.enable();
 const samples = [];
+const gauge = (text, name) => Number(new RegExp(`^${name}\\s+(\\S+)`, 'm').exec(text)?.[1] ?? NaN);
 const sampler = setInterval(() => {
   if (service.exited()) return;
-  samples.push({ t: (Date.now() - started) / 60_000, ...sample(service.pid, service.data) });
+  const point = { t: (Date.now() - started) / 60_000, ...sample(service.pid, service.data) };
+  samples.push(point);
+  fetch(`${service.url}/metrics`).then((r) => r.text()).then((text) => {
+    point.connections = gauge(text, 'leasehold_open_connections');
+    point.parked = gauge(text, 'leasehold_parked_connections');
+  }).catch(() => {});
 }, 5000);
 
 await sleep(durationMs);
 stop = true;
 await Promise.all(loops);
 clearInterval(sampler);
+lag.disable();
 
 // Everyone who can lets go; the crashed holders' leases expire on their own.
 const BASE = '/api/v1/acp/coordination';
@@ -155,13 +166,14 @@ const report = {
   byKind: Object.fromEntries(tally.requests), refusals: Object.fromEntries(tally.refusals),
   cancelledByClient: tally.cancelled, failures: tally.failures, failureExamples: tally.examples,
   latencyMs: { p50: pct(0.5), p99: pct(0.99), p999: pct(0.999) },
-  samples: samples.map((s) => ({ t: +s.t.toFixed(2), rssMiB: +s.rssMiB.toFixed(1), fds: s.fds, dbMiB: +s.dbMiB.toFixed(1) })),
+  driverLagMs: { p50: +(lag.percentile(50) / 1e6).toFixed(1), p99: +(lag.percentile(99) / 1e6).toFixed(1) },
+  samples: samples.map((s) => ({ t: +s.t.toFixed(2), rssMiB: +s.rssMiB.toFixed(1), fds: s.fds, dbMiB: +s.dbMiB.toFixed(1), connections: s.connections, parked: s.parked })),
   growthAfterWarmUp: growth, end: last, ledger, checks,
 };
 if (opts.json) writeFileSync(opts.json, JSON.stringify(report, null, 2));
 console.log(`soak: ${total} requests (${report.requestsPerSecond.toFixed(0)}/s), refusals ${JSON.stringify(report.refusals)}, cancelled by client ${tally.cancelled}, failures ${tally.failures}`);
 console.log(`soak: by kind ${JSON.stringify(report.byKind)}`);
-console.log(`soak: latency ms p50 ${report.latencyMs.p50} p99 ${report.latencyMs.p99} p99.9 ${report.latencyMs.p999}`);
+console.log(`soak: latency ms (parked waits left out) p50 ${report.latencyMs.p50} p99 ${report.latencyMs.p99} p99.9 ${report.latencyMs.p999}; the driver's own event-loop lag p50 ${report.driverLagMs.p50} p99 ${report.driverLagMs.p99}`);
 console.log(`soak: end RSS ${last.rssMiB?.toFixed(1)} MiB, ${last.fds} fds, db ${last.dbMiB?.toFixed(1)} MiB; after warm-up RSS ${growth.rssMiBPerMin.toFixed(2)} MiB/min, fds ${growth.fdsPerMin.toFixed(2)}/min, db ${growth.dbMiBPerMin.toFixed(2)} MiB/min`);
 for (const c of checks) console.log(`soak: ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`);
 for (const e of tally.examples) console.log(`soak: failure: ${e}`);
