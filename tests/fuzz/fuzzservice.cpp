@@ -144,6 +144,16 @@ FuzzService::FuzzService(bool workspace)
 
 FuzzService::~FuzzService() = default;
 
+QString FuzzService::workspaceRoot() const
+{
+    return m_workspace ? QFileInfo(m_workspace->path()).canonicalFilePath() : QString();
+}
+
+QByteArray FuzzService::key(char who)
+{
+    return who == 'a' ? kKeyA : who == 'b' ? kKeyB : kKeyAdmin;
+}
+
 quint16 FuzzService::listen()
 {
     QString error;

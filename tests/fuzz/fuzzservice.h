@@ -69,6 +69,10 @@ public:
 
     quint16 listen();
     HttpFront &front() { return *m_front; }
+    // The scratch workspace's canonical root (empty without one).
+    QString workspaceRoot() const;
+    // The key of agent 'a' or 'b', or of the admin ('o').
+    static QByteArray key(char who);
     EngineHost &host() { return *m_host; }
 
 private:

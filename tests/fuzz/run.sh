@@ -16,7 +16,7 @@ trap 'rm -rf "$scratch"' EXIT
 dictionary() {
     case "$1" in
     fuzz_http_stream) echo "-dict=$here/http.dict" ;;
-    fuzz_rest_requests | fuzz_mcp_messages | fuzz_config_files) echo "-dict=$here/json.dict" ;;
+    fuzz_rest_requests | fuzz_mcp_messages | fuzz_config_files | fuzz_hook_events) echo "-dict=$here/json.dict" ;;
     esac
 }
 
