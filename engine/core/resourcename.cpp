@@ -228,6 +228,20 @@ ParsedName ResourceParser::parseFilePath(std::string_view path) const
 
 ParsedName ResourceParser::parse(std::string_view text) const
 {
+    ParsedName parsed = parseText(text);
+    // A name is stored, shown and restored by its canonical text, which must read back: one
+    // that grows past the limit when written out (the `fs:` it gains, its escapes) is refused
+    // now rather than lost when a restart reads it again.
+    if (const auto *name = std::get_if<ResourceName>(&parsed);
+        name && name->canonical().size() > kMaxNameBytes)
+        return NameError{"is longer than 1024 bytes when written in full (" +
+                         std::to_string(name->canonical().size()) + " bytes as " + name->scheme() +
+                         ": with its escapes)"};
+    return parsed;
+}
+
+ParsedName ResourceParser::parseText(std::string_view text) const
+{
     if (text.empty())
         return NameError{"is empty"};
     if (text.size() > kMaxNameBytes)

@@ -107,6 +107,7 @@ public:
     const std::string &workspaceRoot() const { return m_rootText; }
 
 private:
+    ParsedName parseText(std::string_view text) const;
     std::string m_rootText;
     std::vector<std::string> m_root;
 };

@@ -73,6 +73,12 @@ void TstResourceName::rejectsBadNames_data()
                            << "empty";
     QTest::newRow("too long") << QByteArray(1025, 'a') << "/w"
                               << "1024";
+    // Accepted as written, these would not read back from their canonical text (a restart
+    // would drop their leases): the `fs:` a bare path gains, and the escapes of a literal ']'.
+    QTest::newRow("too long with fs:") << QByteArray(1022, 'a') << "/w"
+                                       << "1025 bytes as fs:";
+    QTest::newRow("too long escaped") << "lock:" + QByteArray(600, ']') << "/w"
+                                      << "when written in full";
     QTest::newRow("escapes root") << QByteArray("../etc/passwd") << "/w"
                                   << "escapes";
     QTest::newRow("escapes deeper") << QByteArray("src/../../x") << "/w"
