@@ -267,10 +267,7 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
         if (m_tcp)
             m_tcp->requestFinished(socket);
         if (*streaming)
-            socket->write(eventChunk(reply.raw.isNull()
-                                         ? QByteArray::fromStdString(reply.body.dump())
-                                         : reply.raw) +
-                          "0\r\n\r\n");
+            socket->write(eventChunk(reply.payload()) + "0\r\n\r\n");
         else
             socket->write(wireFormat(reply, closeAfter));
         if (closeAfter)
@@ -368,8 +365,7 @@ QByteArray HttpFront::eventChunk(const QByteArray &data)
 
 QByteArray HttpFront::wireFormat(const HttpReply &reply, bool closeAfter)
 {
-    const QByteArray body =
-        reply.raw.isNull() ? QByteArray::fromStdString(reply.body.dump()) : reply.raw;
+    const QByteArray body = reply.payload();
     // One write per answer: status line, headers and body leave in a single segment.
     QByteArray wire;
     wire.reserve(body.size() + 256);

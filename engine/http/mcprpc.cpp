@@ -60,7 +60,7 @@ HttpReply accepted()
 {
     HttpReply reply;
     reply.status = 202;
-    reply.raw = QByteArray("");
+    reply.raw = QByteArray();
     return reply;
 }
 

@@ -217,7 +217,7 @@ HttpReply McpServer::endSession(const RestCall &call)
     m_sessions->end(session->id);
     HttpReply reply;
     reply.status = 204;
-    reply.raw = QByteArray("");
+    reply.raw = QByteArray();
     return reply;
 }
 

@@ -18,12 +18,13 @@ namespace leasehold {
 
 class AgentPresence;
 
-// One HTTP answer. `body` is sent as JSON unless `raw` is set (with `contentType`).
+// One HTTP answer. `body` is sent as JSON unless `raw` holds the bytes to send instead (with
+// `contentType`); an empty `raw` is an empty body.
 struct HttpReply
 {
     int status = 200;
     nlohmann::json body;
-    QByteArray raw;
+    std::optional<QByteArray> raw;
     QByteArray contentType = "application/json";
     std::vector<std::pair<QByteArray, QByteArray>> headers;
     // The answer to send instead when the grants this answer carries could not be made durable
@@ -32,6 +33,9 @@ struct HttpReply
     // Called just before the answer is written (or found undeliverable), with a last chance to
     // change it: an MCP answer drops grants its caller withdrew meanwhile.
     std::function<HttpReply(HttpReply)> beforeSend;
+
+    // The bytes the body is sent as.
+    QByteArray payload() const { return raw ? *raw : QByteArray::fromStdString(body.dump()); }
 };
 
 // A request as the API sees it, after the transport checked size and read the key.

@@ -28,8 +28,6 @@ HttpReply ledgerReply(const std::vector<LedgerEvent> &events, std::uint64_t sinc
     const std::uint64_t next = events.empty() ? since : events.back().seq;
     if (exportAll) {
         reply.raw = csv ? ledgerCsv(events) : ledgerJsonLines(events);
-        if (reply.raw.isNull())
-            reply.raw = QByteArray(""); // an empty page, not the JSON body `null`
         reply.contentType = csv ? "text/csv; charset=utf-8" : "application/x-ndjson";
         reply.headers.emplace_back("X-Ledger-Next", QByteArray::number(next));
         return reply;

@@ -236,10 +236,10 @@ void FuzzService::check(const HttpReply &reply, const RestCall &call) const
 {
     const std::string where = call.method.toStdString() + ' ' + call.path.toStdString() + ": " +
                               std::to_string(reply.status) + ' ' +
-                              (reply.raw.isNull() ? reply.body.dump() : reply.raw.toStdString());
+                              (reply.raw ? reply.raw->toStdString() : reply.body.dump());
     if (reply.status < 200 || reply.status >= 500)
         fail("an answer that is not 2xx-4xx", where);
-    if (reply.status < 400 || !reply.raw.isNull())
+    if (reply.status < 400 || reply.raw)
         return;
     // A refusal says why: REST's {"reason","error"} (a refusal's sentence is its "message"), or
     // MCP's JSON-RPC error (which may be
