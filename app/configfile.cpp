@@ -100,6 +100,7 @@ const std::vector<Setting> &settings()
         number("headTimeoutMs", &AppOptions::headTimeoutMs, 100, 600'000),
         number("parkAfterMs", &AppOptions::parkAfterMs, 100, 3'600'000),
         number("storeTimeoutMs", &AppOptions::storeTimeoutMs, 100, 600'000),
+        number("commitWindowUs", &AppOptions::commitWindowUs, 0, 100'000),
     };
     return all;
 }

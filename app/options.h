@@ -31,6 +31,7 @@ struct AppOptions
     int headTimeoutMs = 10'000; // a request head must arrive whole within this
     int parkAfterMs = 2'000;    // idle this long, a connection leaves the event loop's poll set
     int storeTimeoutMs = 5'000; // a change waits at most this for the disk before 503
+    int commitWindowUs = 1000;  // group commit under a stream of changes (SqliteStore::Options)
 };
 
 // Parses argv with QCommandLineParser. On --help/--version or a bad flag it prints and returns

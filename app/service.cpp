@@ -149,6 +149,7 @@ std::optional<std::vector<StoredKey>> Service::openStore(const QString &dir, QSt
     SqliteStore::Options storeOptions;
     storeOptions.path = QDir(dir).filePath(QStringLiteral("leasehold.db"));
     storeOptions.retainRows = std::uint64_t(m_options.ledgerRetainRows);
+    storeOptions.commitWindowUs = m_options.commitWindowUs;
     storeOptions.retainMs = std::int64_t(m_options.ledgerRetainDays) * 24 * 3600 * 1000;
     m_store = std::make_unique<SqliteStore>(storeOptions);
     std::string storeError;

@@ -61,8 +61,9 @@ public:
     // Reads what the previous run left; nothing (with `error` set) when the store is unusable.
     virtual std::optional<StoredState> load(std::string *error) = 0;
     // Queues what `ops` holds (one buffer, moved, not copied) and returns its ticket; never
-    // blocks; `ops` is left empty. Ledger events beyond the queue's bound are dropped and
-    // counted; state changes are never dropped.
+    // blocks; `ops` is left empty, perhaps with the storage of a buffer the store is done with
+    // (so buffers go back to the thread that made them, not freed on another). Ledger events beyond
+    // the queue's bound are dropped and counted; state changes are never dropped.
     virtual std::uint64_t submit(StoreOps &ops) = 0;
     // Called with the highest durable ticket after each commit.
     virtual void setDurableCallback(std::function<void(std::uint64_t)> callback) = 0;

@@ -285,7 +285,11 @@ std::uint64_t SqliteStore::submit(StoreOps &ops)
         m_queuedEvents += chunk.ops.events();
         m_queuedOps += chunk.ops.size();
         m_queue.push_back(std::move(chunk)); // an empty chunk still brings its ticket back
-        wake = m_writerWaiting;
+        if (!m_spare.empty()) {
+            ops = std::move(m_spare.back());
+            m_spare.pop_back();
+        }
+        wake = m_writerWaiting || (m_writerGathering && m_queuedOps >= m_options.maxBatch);
         m_writerWaiting = false;
     }
     // A busy writer takes this with its next batch; waking it costs a system call per decision.

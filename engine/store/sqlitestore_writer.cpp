@@ -22,6 +22,10 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcStore, "leasehold.store")
 
+// Buffers kept for the engine thread to reuse, and the largest worth keeping.
+constexpr std::size_t kSpareBuffers = 64;
+constexpr std::size_t kSpareBytes = 1 << 20;
+
 // What SQLite's error, as QtSql reports it, says about the disk.
 StoreHealth healthOf(const QSqlError &error)
 {
@@ -83,6 +87,9 @@ void SqliteStore::writerLoop()
         std::vector<StoreOp> ops; // the batch, decoded
         int backoffMs = m_options.retryMinMs;
         auto lastCheckpoint = std::chrono::steady_clock::now();
+        const std::chrono::microseconds window(m_options.commitWindowUs);
+        bool streaming = false; // the last commit found more waiting
+        auto lastStart = lastCheckpoint;
         for (;;) {
             if (batch.empty()) {
                 std::unique_lock lock(m_mutex);
@@ -91,6 +98,15 @@ void SqliteStore::writerLoop()
                 m_writerWaiting = false;
                 if (m_queue.empty() && m_stopping)
                     break;
+                if (streaming && window.count() > 0) {
+                    // Group commit: more decisions are on their way (the last commit found
+                    // some waiting); one fsync for all that arrive within the window.
+                    m_writerGathering = true;
+                    m_wake.wait_until(lock, lastStart + window, [this] {
+                        return m_stopping || m_queuedOps >= m_options.maxBatch;
+                    });
+                    m_writerGathering = false;
+                }
                 std::size_t taken = 0;
                 while (!m_queue.empty() && (batch.empty() || taken < m_options.maxBatch)) {
                     m_queuedEvents -= m_queue.front().ops.events();
@@ -103,6 +119,7 @@ void SqliteStore::writerLoop()
                 for (const Chunk &chunk : batch)
                     chunk.ops.decode(ops);
             }
+            lastStart = std::chrono::steady_clock::now();
             if (!openWriter(db) || !commit(db, ops)) {
                 // Never skip a batch: what it holds may have been promised as soon as durable.
                 // The engine host learns the disk's trouble and stops granting meanwhile.
@@ -120,6 +137,18 @@ void SqliteStore::writerLoop()
             reportHealth(StoreHealth{});
             backoffMs = m_options.retryMinMs;
             const std::uint64_t ticket = batch.back().ticket;
+            // The batch's buffers go back for reuse (a few; an outsized one is let go).
+            {
+                std::lock_guard lock(m_mutex);
+                for (Chunk &chunk : batch) {
+                    if (m_spare.size() >= kSpareBuffers)
+                        break;
+                    if (chunk.ops.capacity() > kSpareBytes)
+                        continue;
+                    chunk.ops.clear();
+                    m_spare.push_back(std::move(chunk.ops));
+                }
+            }
             batch.clear();
             m_durable.store(ticket);
             QMetaObject::invokeMethod(
@@ -140,6 +169,7 @@ void SqliteStore::writerLoop()
                 std::lock_guard lock(m_mutex);
                 idle = m_queue.empty();
             }
+            streaming = !idle;
             if (idle || batches % 64 == 0)
                 maintainLedger(db);
             // The reader thread's checkpoints copy the WAL while commits go on, but only a

@@ -20,7 +20,7 @@ private slots:
             "exclusive": ["lock:db"], "allowedHosts": ["box.local"], "liveWindowSeconds": 60,
             "mcpProgressMs": 500, "ledgerRetainRows": 5000, "ledgerRetainDays": 7,
             "maxConnections": 100, "headTimeoutMs": 2000, "parkAfterMs": 900,
-            "storeTimeoutMs": 3000})",
+            "storeTimeoutMs": 3000, "commitWindowUs": 800})",
                              o, &error),
                  qPrintable(error));
         QCOMPARE(o.port, 9000);
@@ -40,6 +40,7 @@ private slots:
         QCOMPARE(o.headTimeoutMs, 2000);
         QCOMPARE(o.parkAfterMs, 900);
         QCOMPARE(o.storeTimeoutMs, 3000);
+        QCOMPARE(o.commitWindowUs, 800);
     }
 
     void refusalsNameTheKey_data()

@@ -1,0 +1,185 @@
+// The store's writer as the engine thread sees it. Group commit: under a stream of decisions
+// the writer waits out a short window before each batch, so one fsync covers more of them; a
+// lone decision is never held back, and a full batch does not wait for the window to end. And
+// the buffers decisions travel in come back to the engine thread for reuse.
+
+#include "sqlitestore.h"
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace leasehold;
+
+class TstStoreWriter : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void aLoneDecisionIsCommittedAtOnce();
+    void aStreamSharesItsCommits();
+    void aFullBatchDoesNotWaitOutTheWindow();
+    void buffersComeBackForReuse();
+
+private:
+    struct Opened
+    {
+        std::unique_ptr<SqliteStore> store;
+        std::uint64_t durable = 0;
+    };
+    // A store on a fresh file with `window` and `maxBatch`, loaded, its durable ticket tracked.
+    std::unique_ptr<Opened> open(int windowUs, std::size_t maxBatch = 4096)
+    {
+        auto o = std::make_unique<Opened>();
+        SqliteStore::Options options{dir->filePath(QStringLiteral("leasehold.db"))};
+        options.commitWindowUs = windowUs;
+        options.maxBatch = maxBatch;
+        o->store = std::make_unique<SqliteStore>(options);
+        std::string error;
+        if (!o->store->load(&error))
+            qWarning("load: %s", error.c_str());
+        o->store->setDurableCallback([d = o.get()](std::uint64_t t) { d->durable = t; });
+        return o;
+    }
+    static StoreOps decision(std::uint64_t seq)
+    {
+        StoreOps ops;
+        ops.putAgent("did:agent:a", 1.0, seq, 0, false);
+        LedgerEvent e;
+        e.seq = seq;
+        e.at = TimeMs(seq);
+        e.kind = EventKind::Released;
+        e.actorDid = "did:agent:a";
+        e.resource = "lock:x";
+        ops.appendEvent(e);
+        return ops;
+    }
+    // A batch that takes the writer tens of milliseconds: decisions submitted meanwhile queue
+    // up behind it, so the commit after it finds more waiting (a stream), whatever the disk.
+    static StoreOps longBatch(std::uint64_t &seq)
+    {
+        StoreOps ops;
+        for (int i = 0; i < 20'000; ++i) {
+            LedgerEvent e;
+            e.seq = ++seq;
+            e.at = TimeMs(seq);
+            e.kind = EventKind::Granted;
+            e.actorDid = "did:agent:b";
+            e.resource = "lock:bulk/" + std::to_string(i);
+            ops.appendEvent(e);
+        }
+        return ops;
+    }
+
+    std::unique_ptr<QTemporaryDir> dir;
+};
+
+void TstStoreWriter::init()
+{
+    dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(dir->isValid());
+}
+
+void TstStoreWriter::aLoneDecisionIsCommittedAtOnce()
+{
+    // A window far longer than the wait below: were a decision at an idle writer held back
+    // for it, the wait would fail.
+    auto o = open(60'000'000);
+    for (std::uint64_t seq = 1; seq <= 3; ++seq) {
+        StoreOps ops = decision(seq);
+        const std::uint64_t ticket = o->store->submit(ops);
+        QVERIFY(QTest::qWaitFor([&] { return o->durable >= ticket; }, 10'000));
+    }
+    QCOMPARE(o->store->stats().batches, 3u);
+}
+
+void TstStoreWriter::aStreamSharesItsCommits()
+{
+    constexpr int windowMs = 400;
+    auto o = open(windowMs * 1000);
+    std::uint64_t seq = 0;
+    StoreOps bulk = longBatch(seq);
+    o->store->submit(bulk);
+    // 100 decisions, one every 2 ms, while the long batch commits and after.
+    QElapsedTimer stream;
+    stream.start();
+    std::uint64_t last = 0;
+    for (int i = 0; i < 100; ++i) {
+        StoreOps ops = decision(++seq);
+        last = o->store->submit(ops);
+        QTest::qWait(2);
+    }
+    const qint64 streamMs = stream.elapsed();
+    QVERIFY(QTest::qWaitFor([&] { return o->durable >= last; }, 30'000));
+    // The long batch, what queued behind it, then one batch per window while the stream
+    // lasted. Committed one by one (no window) they take a batch per fsync: dozens.
+    const std::uint64_t bound = 3 + std::uint64_t(std::ceil(double(streamMs) / windowMs));
+    const std::uint64_t batches = o->store->stats().batches;
+    QVERIFY2(batches <= bound, qPrintable(QStringLiteral("%1 batches for a %2 ms stream, at most "
+                                                         "%3 expected")
+                                              .arg(batches)
+                                              .arg(streamMs)
+                                              .arg(bound)));
+    // Nothing was lost on the way: every event is in the ledger, in order.
+    const std::vector<LedgerEvent> events = o->store->ledger(20'000, 1000, {});
+    QCOMPARE(events.size(), 100u);
+    QCOMPARE(events.back().seq, seq);
+}
+
+void TstStoreWriter::aFullBatchDoesNotWaitOutTheWindow()
+{
+    // A minute-long window, but each decision (two operations) fills a batch on its own: the
+    // writer goes as soon as one is queued, so the stream is durable long before a window
+    // could end.
+    auto o = open(60'000'000, 2);
+    std::uint64_t seq = 0;
+    StoreOps bulk = longBatch(seq);
+    o->store->submit(bulk);
+    std::uint64_t last = 0;
+    for (int i = 0; i < 100; ++i) {
+        StoreOps ops = decision(++seq);
+        last = o->store->submit(ops);
+        if (i % 10 == 0)
+            QTest::qWait(1);
+    }
+    QVERIFY(QTest::qWaitFor([&] { return o->durable >= last; }, 20'000));
+    QCOMPARE(o->store->ledger(20'000, 1000, {}).size(), 100u);
+    QCOMPARE(o->store->stats().batches, 101u); // the long batch, then one per decision
+}
+
+void TstStoreWriter::buffersComeBackForReuse()
+{
+    auto o = open(0);
+    StoreOps ops = decision(1);
+    const std::size_t capacity = ops.capacity();
+    QVERIFY(capacity > 0);
+    std::uint64_t ticket = o->store->submit(ops);
+    QCOMPARE(ops.capacity(), 0u); // nothing to hand back yet: the writer has not had one
+    QVERIFY(QTest::qWaitFor([&] { return o->durable >= ticket; }, 10'000));
+    // Committed: its buffer is the next submission's, emptied, with its room.
+    StoreOps next = decision(2);
+    ticket = o->store->submit(next);
+    QVERIFY(next.empty());
+    QCOMPARE(next.capacity(), capacity);
+    QVERIFY(QTest::qWaitFor([&] { return o->durable >= ticket; }, 10'000));
+    // What it is refilled with is written as if it were new.
+    LedgerEvent e;
+    e.seq = 3;
+    e.at = 3;
+    e.kind = EventKind::Expired;
+    e.actorDid = "did:agent:c";
+    e.resource = "lock:y";
+    next.appendEvent(e);
+    ticket = o->store->submit(next);
+    QVERIFY(QTest::qWaitFor([&] { return o->durable >= ticket; }, 10'000));
+    const std::vector<LedgerEvent> events = o->store->ledger(0, 10, {});
+    QCOMPARE(events.size(), 3u);
+    QCOMPARE(events[2].actorDid, std::string("did:agent:c"));
+    QCOMPARE(events[2].kind, EventKind::Expired);
+}
+
+QTEST_MAIN(TstStoreWriter)
+#include "tst_storewriter.moc"
