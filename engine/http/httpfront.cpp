@@ -320,6 +320,12 @@ void HttpFront::serve(RestCall call, const std::function<bool(const HttpReply &)
         // caller hears store_unavailable; other changes (releases, levers) stand and are
         // answered as made.
         respond = [host = &m_host, send, answer](HttpReply reply) {
+            // An answer that nothing rewrites goes out as built: its bytes wait for the disk,
+            // not its tree of JSON values (freed now, while the allocator can reuse them).
+            if (!reply.raw && !reply.whenNotDurable && !reply.beforeSend && reply.status < 400) {
+                reply.raw = QByteArray::fromStdString(reply.body.dump());
+                reply.body = nullptr;
+            }
             host->whenDurable([host, send, answer, reply = std::move(reply)](bool durable) mutable {
                 if (!durable && !answer->grants.empty()) {
                     host->giveBack(std::exchange(answer->grants, {}), true);
