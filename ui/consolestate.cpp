@@ -41,6 +41,16 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
     }
 
     for (const LedgerEvent &e : m_frame->events) {
+        if (e.kind == EventKind::Refused) {
+            m_refusals.emplace_back(e.at, e.resource);
+            if (m_refusals.size() > kRefusalMemory)
+                m_refusals.pop_front();
+        }
+    }
+    while (!m_refusals.empty() && now.at - m_refusals.front().first > kRefusalMemoryMs)
+        m_refusals.pop_front();
+
+    for (const LedgerEvent &e : m_frame->events) {
         const std::optional<Incident::Kind> kind = incidentKind(e);
         if (!kind)
             continue;
@@ -56,7 +66,8 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
                              QString::fromStdString(e.facts.holder),
                              cycle.size() > 1 ? QString::fromStdString(cycle[1].resource)
                                               : QString(),
-                             cyclePath(cycle)};
+                             cyclePath(cycle),
+                             cycle};
             m_deadlocks.push_back(d);
             if (m_deadlocks.size() > kDeadlockMemory)
                 m_deadlocks.pop_front();

@@ -30,11 +30,12 @@ struct DeadlockRecord
 {
     std::uint64_t seq = 0;
     std::int64_t at = 0;
-    QString agent;     // the agent refused
-    QString resource;  // what it asked for
-    QString holder;    // who holds it
-    QString waitingOn; // what the holder itself waits for
-    QString cycle;     // "a -> b -> a"
+    QString agent;                           // the agent refused
+    QString resource;                        // what it asked for
+    QString holder;                          // who holds it
+    QString waitingOn;                       // what the holder itself waits for
+    QString cycle;                           // "a -> b -> a"
+    std::vector<leasehold::CycleStep> steps; // the cycle: each agent waits for its resource
 };
 
 // What the console remembers across frames: the latest frame, recent deadlock refusals, recent
@@ -57,13 +58,22 @@ public:
     double grantRate() const { return m_grantRate; }
     double refusalRate() const { return m_refusalRate; }
     double requestRate() const { return m_requestRate; }
+    // Refusals of the last kRefusalMemoryMs (at most kRefusalMemory of them): (time, resource),
+    // oldest first.
+    const std::deque<std::pair<std::int64_t, std::string>> &recentRefusals() const
+    {
+        return m_refusals;
+    }
 
     static constexpr std::size_t kDeadlockMemory = 200;
     static constexpr std::int64_t kTrendWindowMs = 60'000;
+    static constexpr std::int64_t kRefusalMemoryMs = 60'000;
+    static constexpr std::size_t kRefusalMemory = 20'000;
 
 private:
     leasehold::ConsoleFramePtr m_frame;
     std::deque<DeadlockRecord> m_deadlocks; // newest last
+    std::deque<std::pair<std::int64_t, std::string>> m_refusals;
     std::map<std::string, std::int64_t> m_lastExpiry;
     // (time, did -> score), one sample every few seconds, newest last
     std::deque<std::pair<std::int64_t, std::map<std::string, double>>> m_trust;

@@ -9,8 +9,10 @@
 #include "ledgerfilterproxy.h"
 #include "ledgermodel.h"
 #include "overviewpage.h"
+#include "resourcetreepage.h"
 #include "snapshottablemodel.h"
 #include "tablepage.h"
+#include "waitgraphpage.h"
 #include "wording.h"
 
 #include <QAction>
@@ -36,6 +38,8 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
     , m_nav(new QListWidget(this))
     , m_stack(new QStackedWidget(this))
     , m_overview(new OverviewPage(this))
+    , m_waitGraph(new WaitGraphPage(this))
+    , m_resourceTree(new ResourceTreePage(this))
     , m_ledger(new LedgerModel(10'000, this))
     , m_ledgerFilter(new LedgerFilterProxy(this))
     , m_notifier(new IncidentNotifier(this))
@@ -131,6 +135,10 @@ void MainWindow::buildViews()
     m_nav->setObjectName(QStringLiteral("views"));
     addNavItem(tr("Overview"));
     m_stack->addWidget(m_overview);
+    addNavItem(tr("Resources"));
+    m_stack->addWidget(m_resourceTree);
+    connect(m_resourceTree, &ResourceTreePage::resourceSelected, this,
+            &MainWindow::filterToResource);
     // Holders: besides the text filter, "what covers this path?" (a folder, a pattern).
     auto *covers = new CoverFilterProxy(HolderResource, this);
     TablePage *holders = addTable(tr("Holders"), holderColumns(), holderRows, covers);
@@ -145,6 +153,8 @@ void MainWindow::buildViews()
             [path](const QString &problem) { path->setToolTip(problem); });
     addTable(tr("Queue"), queueColumns(), queueRows);
     addTable(tr("Deadlocks"), deadlockColumns(), deadlockRows);
+    addNavItem(tr("Wait graph"));
+    m_stack->addWidget(m_waitGraph);
     addTable(tr("Trust"), trustColumns(), trustRows);
     addTable(tr("Pins"), pinColumns(), pinRows);
     addTable(tr("Agents"), agentColumns(), agentRows);
@@ -272,6 +282,8 @@ void MainWindow::applyFrame(ConsoleFramePtr frame)
     m_ledger->append(frame->events);
     m_ledger->setNow(now);
     m_overview->showState(m_state);
+    m_waitGraph->showState(m_state);
+    m_resourceTree->showState(m_state);
     m_notifier->report(incidents);
     updateStatus();
 }
@@ -344,6 +356,22 @@ void MainWindow::showIncidentView(Incident::Kind kind)
     case Incident::Kind::Store:
         return showView(tr("Overview"));
     }
+}
+
+void MainWindow::filterToResource(const QString &path)
+{
+    auto *ledgerResource = m_ledgerPage->findChild<QLineEdit *>(QStringLiteral("resourceFilter"));
+    QList<QLineEdit *> filters = {page(tr("Holders"))->filterEdit(),
+                                  page(tr("Queue"))->filterEdit(), ledgerResource};
+    for (QLineEdit *filter : filters) {
+        // A filter the operator typed since is theirs: left alone.
+        if (filter && (filter->text().isEmpty() || filter->text() == m_treeFilter))
+            filter->setText(path);
+    }
+    m_treeFilter = path;
+    if (!path.isEmpty())
+        statusBar()->showMessage(
+            tr("Holders, Queue and Ledger show %1 and what lies below it").arg(path), 8000);
 }
 
 QString MainWindow::bannerText() const

@@ -21,6 +21,8 @@ class QListWidgetItem;
 class QStackedWidget;
 class SnapshotTableModel;
 class TablePage;
+class ResourceTreePage;
+class WaitGraphPage;
 
 // The operator console: an overview and one view each for holders, the queue, deadlocks,
 // trust, pins, agents and the ledger; levers in a toolbar, context menus and shortcuts; a
@@ -47,6 +49,8 @@ public:
     LedgerModel *ledgerModel() const { return m_ledger; }
     LedgerFilterProxy *ledgerFilter() const { return m_ledgerFilter; }
     OverviewPage *overview() const { return m_overview; }
+    WaitGraphPage *waitGraph() const { return m_waitGraph; }
+    ResourceTreePage *resourceTree() const { return m_resourceTree; }
     IncidentNotifier *notifier() const { return m_notifier; }
     const ConsoleState &state() const { return m_state; }
     QString bannerText() const;
@@ -75,6 +79,8 @@ private:
     void showBanner(const QString &title, const QString &text);
     // The view where an incident of `kind` shows.
     void showIncidentView(Incident::Kind kind);
+    // Holders, Queue and Ledger show `path`'s subtree (empty: what they showed before).
+    void filterToResource(const QString &path);
     QStringList selectedAgents() const;
     using RowBuilder = std::vector<TableRow> (*)(const ConsoleState &);
     TablePage *addTable(const QString &name, std::vector<TableColumn> columns, RowBuilder rows,
@@ -89,6 +95,9 @@ private:
     QListWidget *m_nav;
     QStackedWidget *m_stack;
     OverviewPage *m_overview;
+    WaitGraphPage *m_waitGraph;
+    ResourceTreePage *m_resourceTree;
+    QString m_treeFilter; // the subtree the tree asked Holders, Queue and Ledger to show
     // One live table: its model, its page, how a frame becomes its rows, its navigation line.
     struct Table
     {

@@ -80,11 +80,12 @@ void MainWindow::buildActions()
     for (QAction *a : {releaseLease, releaseHolder, all, m_pauseAction, suspend, unsuspend})
         levers->addAction(a);
     QMenu *views = menuBar()->addMenu(tr("&View"));
-    const QStringList names = {tr("Overview"), tr("Holders"), tr("Queue"),  tr("Deadlocks"),
-                               tr("Trust"),    tr("Pins"),    tr("Agents"), tr("Ledger")};
+    const QStringList names = {tr("Overview"),  tr("Resources"),  tr("Holders"), tr("Queue"),
+                               tr("Deadlocks"), tr("Wait graph"), tr("Trust"),   tr("Pins"),
+                               tr("Agents"),    tr("Ledger")};
     for (int i = 0; i < names.size(); ++i)
-        views->addAction(names[i], QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this,
-                         [this, name = names[i]] { showView(name); });
+        views->addAction(names[i], QKeySequence(Qt::CTRL | (i < 9 ? Qt::Key_1 + i : Qt::Key_0)),
+                         this, [this, name = names[i]] { showView(name); });
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Leasehold"), this, [this] {
         QMessageBox::about(this, tr("About Leasehold"),

@@ -7,8 +7,10 @@
 #include "ledgermodel.h"
 #include "loaddriver.h"
 #include "overviewpage.h"
+#include "resourcetreepage.h"
 #include "snapshottablemodel.h"
 #include "tablepage.h"
+#include "waitgraphpage.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -109,8 +111,27 @@ void TestConsoleDemo::demoFillsEveryViewAndStaysResponsive()
             if (!captured.contains(name) && m->rowCount() > 0)
                 capture(name);
         }
+        // The pictures are worked out only while shown: photographed once the frame has
+        // something for them - the tree a crowd of waiters, the wait-for graph a deadlock
+        // refused in the last minute besides.
+        const ConsoleState &state = f.window->state();
+        const leasehold::Snapshot &s = state.frame()->snapshot;
+        if (!captured.contains("Resources") && s.waiters.size() >= 3) {
+            f.window->showView("Resources");
+            QVERIFY(f.window->resourceTree()->tree().maxContention() >= 3);
+            QVERIFY(f.window->grab().save(QDir(dir).filePath("console-tree.png")));
+            captured.insert("Resources");
+        }
+        if (!captured.contains("Wait graph") && s.waiters.size() >= 3 &&
+            !state.deadlocks().empty() &&
+            s.at - state.deadlocks().back().at < WaitGraphModel::kRefusedMemoryMs) {
+            f.window->showView("Wait graph");
+            QVERIFY(!f.window->waitGraph()->graph().refusedPath().isEmpty());
+            QVERIFY(f.window->grab().save(QDir(dir).filePath("console-waitgraph.png")));
+            captured.insert("Wait graph");
+        }
     });
-    QTRY_VERIFY_WITH_TIMEOUT(captured.size() == views.size(), 45'000);
+    QTRY_VERIFY_WITH_TIMEOUT(captured.size() == views.size() + 2, 45'000);
     QVERIFY(f.window->ledgerModel()->rowCount() > 10);
 
     // Responsiveness: the demo plus synthetic load; a 10 ms timer on the UI thread measures how
@@ -163,7 +184,7 @@ void TestConsoleDemo::demoFillsEveryViewAndStaysResponsive()
     // Photographs again now that the demo has run a while (a view is taken on the next frame
     // that gives it rows), so the artifacts show a busy console rather than its first second.
     captured.clear();
-    QTRY_VERIFY_WITH_TIMEOUT(captured.size() == views.size(), 45'000);
+    QTRY_VERIFY_WITH_TIMEOUT(captured.size() == views.size() + 2, 60'000);
 
     // The overview after all that: counters and a chart with a few seconds of history.
     f.window->showView(QStringLiteral("Overview"));

@@ -1,0 +1,244 @@
+// The wait-for graph as a function of frames: a real engine with a manual clock makes the
+// snapshots and ledger events, and the graph's nodes, arrows and marks are checked against what
+// the engine did; then the page draws exactly that graph.
+
+#include "../core/enginetest.h"
+#include "consolestate.h"
+#include "waitgraphmodel.h"
+#include "waitgraphpage.h"
+
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QTest>
+
+#include <set>
+
+using namespace leasehold;
+using namespace leasehold::test;
+
+namespace {
+
+// One arrow as text: "from -> to (resource) parked|wants|refused [live|refused-cycle]".
+QString describe(const WaitGraphModel::Edge &e)
+{
+    QString text = QStringLiteral("%1 -> %2 (%3) %4")
+                       .arg(e.from, e.to, e.resource,
+                            e.refused  ? QStringLiteral("refused")
+                            : e.parked ? QStringLiteral("parked")
+                                       : QStringLiteral("wants"));
+    if (e.mark == WaitGraphModel::Mark::LiveCycle)
+        text += QStringLiteral(" live");
+    else if (e.mark == WaitGraphModel::Mark::RefusedCycle)
+        text += QStringLiteral(" refused-cycle");
+    return text;
+}
+
+std::set<QString> arrows(const WaitGraphModel &g)
+{
+    std::set<QString> out;
+    for (const WaitGraphModel::Edge &e : g.edges())
+        out.insert(describe(e));
+    return out;
+}
+
+} // namespace
+
+class TestWaitGraph : public QObject, private EngineFixture
+{
+    Q_OBJECT
+
+private slots:
+    void init()
+    {
+        reset();
+        m_taken = 0;
+    }
+    void cleanup() { finish(); }
+
+    void waitsAndWantsPointAtTheHolder();
+    void aRefusedCycleIsDrawnWithExactlyItsEdges();
+    void aLiveCycleOfWantsIsMarked();
+    void nodesKeepTheirPlaces();
+    void thePageDrawsTheGraph();
+
+private:
+    ConsoleFramePtr frame()
+    {
+        auto f = std::make_shared<ConsoleFrame>();
+        f->number = ++m_frames;
+        f->snapshot = m_engine->snapshot();
+        f->events.assign(m_listener.events.begin() + std::ptrdiff_t(m_taken),
+                         m_listener.events.end());
+        m_taken = m_listener.events.size();
+        return f;
+    }
+    // left holds parser.cpp and wants lexer.cpp; right holds lexer.cpp and is refused
+    // parser.cpp as a deadlock.
+    void refuseADeadlock()
+    {
+        m_engine->acquire(req("did:agent:left", {"src/parser.cpp"}));
+        m_engine->acquire(req("did:agent:right", {"src/lexer.cpp"}));
+        m_engine->acquire(req("did:agent:left", {"src/lexer.cpp"})); // refused: a want
+        const AcquireResult r =
+            m_engine->acquire(req("did:agent:right", {"src/parser.cpp"}, Mode::Write, 5000));
+        QCOMPARE(refusalOf(r).reason, RefusalReason::Deadlock);
+    }
+    std::uint64_t m_frames = 0;
+    std::size_t m_taken = 0;
+};
+
+void TestWaitGraph::waitsAndWantsPointAtTheHolder()
+{
+    m_engine->acquire(req("did:agent:a", {"src/main.rs", "lock:deploy/production"}));
+    m_engine->acquire(req("did:agent:b", {"src/main.rs"}, Mode::Write, 10'000)); // parked
+    m_engine->acquire(req("did:agent:c", {"src/main.rs"}));                      // a want
+    ConsoleState state;
+    state.absorb(frame());
+    WaitGraphModel g;
+    g.update(state);
+    QCOMPARE(arrows(g), (std::set<QString>{"did:agent:b -> did:agent:a (fs:src/main.rs) parked",
+                                           "did:agent:c -> did:agent:a (fs:src/main.rs) wants"}));
+    QCOMPARE(g.nodes().size(), 3u);
+    QCOMPARE(g.node("did:agent:a")->holds,
+             QStringList({"fs:src/main.rs", "lock:deploy/production"}));
+    QCOMPARE(g.node("did:agent:a")->waits, 0);
+    QCOMPARE(g.node("did:agent:b")->waits, 1);
+    QVERIFY(g.refusedPath().isEmpty());
+    QVERIFY(g.livePaths().isEmpty());
+
+    // a lets go: b is granted, c now wants it from b.
+    m_engine->release("did:agent:a", {});
+    state.absorb(frame());
+    g.update(state);
+    QCOMPARE(arrows(g), (std::set<QString>{"did:agent:c -> did:agent:b (fs:src/main.rs) wants"}));
+    QVERIFY(!g.node("did:agent:a")); // no longer waited for: not in the graph
+    m_engine->release("did:agent:b", {});
+}
+
+void TestWaitGraph::aRefusedCycleIsDrawnWithExactlyItsEdges()
+{
+    refuseADeadlock();
+    ConsoleState state;
+    state.absorb(frame());
+    WaitGraphModel g;
+    g.update(state);
+    QCOMPARE(arrows(g),
+             (std::set<QString>{
+                 "did:agent:left -> did:agent:right (fs:src/lexer.cpp) wants refused-cycle",
+                 "did:agent:right -> did:agent:left (fs:src/parser.cpp) refused refused-cycle"}));
+    QCOMPARE(g.refusedPath(), state.deadlocks().back().cycle);
+    QCOMPARE(g.node("did:agent:left")->mark, WaitGraphModel::Mark::RefusedCycle);
+    QCOMPARE(g.node("did:agent:right")->mark, WaitGraphModel::Mark::RefusedCycle);
+
+    // A minute on, the refusal is history: what still waits is drawn plainly.
+    m_clock.advance(WaitGraphModel::kRefusedMemoryMs + 1);
+    m_engine->expireDue();
+    state.absorb(frame());
+    g.update(state);
+    QVERIFY(g.refusedPath().isEmpty());
+    for (const WaitGraphModel::Edge &e : g.edges())
+        QCOMPARE(e.mark, WaitGraphModel::Mark::None);
+}
+
+void TestWaitGraph::aLiveCycleOfWantsIsMarked()
+{
+    // A cycle can form through a grant rather than a request: a wants y while c holds it; b
+    // wants x, held by a; c lets go of y and b takes it. Now each wants what the other holds.
+    m_engine->acquire(req("did:agent:a", {"lock:x"}));
+    m_engine->acquire(req("did:agent:c", {"lock:y"}));
+    m_engine->acquire(req("did:agent:a", {"lock:y"}));
+    m_engine->acquire(req("did:agent:b", {"lock:x"}));
+    m_engine->release("did:agent:c", {});
+    QVERIFY(isGrant(m_engine->acquire(req("did:agent:b", {"lock:y"}))));
+    ConsoleState state;
+    state.absorb(frame());
+    QCOMPARE(state.frame()->snapshot.deadlocks.size(), 1u);
+    WaitGraphModel g;
+    g.update(state);
+    QCOMPARE(arrows(g), (std::set<QString>{"did:agent:a -> did:agent:b (lock:y) wants live",
+                                           "did:agent:b -> did:agent:a (lock:x) wants live"}));
+    QCOMPARE(g.livePaths().size(), 1);
+    QVERIFY(g.livePaths().front().contains(QStringLiteral("lock:x")));
+    QCOMPARE(g.node("did:agent:a")->mark, WaitGraphModel::Mark::LiveCycle);
+    m_engine->release("did:agent:a", {});
+    m_engine->release("did:agent:b", {});
+}
+
+void TestWaitGraph::nodesKeepTheirPlaces()
+{
+    m_engine->acquire(req("did:agent:a", {"lock:one"}));
+    m_engine->acquire(req("did:agent:b", {"lock:one"}, Mode::Write, 60'000));
+    ConsoleState state;
+    state.absorb(frame());
+    WaitGraphModel g;
+    g.update(state);
+    const QPointF a = g.node("did:agent:a")->pos;
+    const QPointF b = g.node("did:agent:b")->pos;
+    QVERIFY(a != b);
+
+    m_engine->acquire(req("did:agent:c", {"lock:two"}));
+    m_engine->acquire(req("did:agent:d", {"lock:two"}, Mode::Write, 60'000));
+    state.absorb(frame());
+    g.update(state);
+    QCOMPARE(g.node("did:agent:a")->pos, a); // newcomers do not move anyone
+    QCOMPARE(g.node("did:agent:b")->pos, b);
+    const QPointF c = g.node("did:agent:c")->pos;
+    const QPointF d = g.node("did:agent:d")->pos;
+    std::set<std::pair<double, double>> places;
+    for (const QPointF &p : {a, b, c, d})
+        places.insert({p.x(), p.y()});
+    QCOMPARE(places.size(), 4u);
+
+    // a and b leave the graph (b is granted); e takes the first place they freed, and c and d
+    // stay where they were.
+    m_engine->release("did:agent:a", {});
+    m_engine->acquire(req("did:agent:e", {"lock:two"}, Mode::Write, 60'000));
+    state.absorb(frame());
+    g.update(state);
+    QVERIFY(!g.node("did:agent:a"));
+    QVERIFY(!g.node("did:agent:b"));
+    QCOMPARE(g.node("did:agent:c")->pos, c);
+    QCOMPARE(g.node("did:agent:d")->pos, d);
+    QCOMPARE(g.node("did:agent:e")->pos, a);
+    m_engine->release("did:agent:b", {});
+    m_engine->release("did:agent:c", {});
+    m_engine->release("did:agent:d", {});
+    m_engine->release("did:agent:e", {});
+}
+
+void TestWaitGraph::thePageDrawsTheGraph()
+{
+    refuseADeadlock();
+    ConsoleState state;
+    state.absorb(frame());
+    WaitGraphPage page;
+    page.resize(900, 600);
+    page.show();
+    page.showState(state);
+    QCOMPARE(page.view()->accessibleName(), QStringLiteral("Wait-for graph"));
+    QVERIFY(page.view()->focusPolicy() & Qt::TabFocus);
+    // One selectable box per agent, named by its DID.
+    QStringList boxes;
+    for (QGraphicsItem *item : page.view()->scene()->items()) {
+        if (item->flags() & QGraphicsItem::ItemIsSelectable)
+            boxes << item->data(0).toString();
+    }
+    boxes.sort();
+    QCOMPARE(boxes, QStringList({"did:agent:left", "did:agent:right"}));
+    QVERIFY2(page.summary().contains(state.deadlocks().back().cycle), qPrintable(page.summary()));
+    QCOMPARE(page.view()->accessibleDescription(), page.summary());
+
+    // Selecting a box names its agent.
+    QString selected;
+    connect(&page, &WaitGraphPage::agentSelected, this,
+            [&](const QString &did) { selected = did; });
+    for (QGraphicsItem *item : page.view()->scene()->items()) {
+        if (item->data(0).toString() == QLatin1String("did:agent:right"))
+            item->setSelected(true);
+    }
+    QCOMPARE(selected, QStringLiteral("did:agent:right"));
+}
+
+QTEST_MAIN(TestWaitGraph)
+#include "tst_waitgraph.moc"

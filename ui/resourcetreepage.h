@@ -1,0 +1,54 @@
+#pragma once
+
+#include "resourcetree.h"
+
+#include <QWidget>
+
+#include <map>
+
+class ConsoleState;
+class QLabel;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+// The console's resource tree: where is the fight? Schemes, folders and resources that are
+// held, waited for, wanted or refused in the last minute, each row counting its subtree, shaded
+// by how contended it is. Rows are updated in place, so what the operator expanded or selected
+// stays so; selecting a row asks for Holders, Queue and Ledger to show that subtree
+// (resourceSelected). The tree is worked out only while the page is visible.
+//
+// Thread: the UI thread.
+class ResourceTreePage : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum Column { Resource, Held, Parked, Wants, Refused, Holders, ColumnCount };
+
+    explicit ResourceTreePage(QWidget *parent = nullptr);
+
+    // Takes in `state`'s frame (now when visible, else once shown); `state` must outlive it.
+    void showState(const ConsoleState &state);
+    const ResourceTree &tree() const { return m_tree; }
+    QTreeWidget *view() const { return m_view; }
+    QTreeWidgetItem *item(const QString &path) const;
+
+signals:
+    // A row was selected: its path ("fs:src"); empty when the selection was cleared.
+    void resourceSelected(const QString &path);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    void refresh();
+    void fill(QTreeWidgetItem *item, const ResourceTree::Node &node) const;
+
+    ResourceTree m_tree;
+    const ConsoleState *m_state = nullptr;
+    bool m_stale = true;
+    QLabel *m_summary;
+    QTreeWidget *m_view;
+    std::map<QString, QTreeWidgetItem *> m_items; // by path
+};

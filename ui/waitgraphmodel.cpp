@@ -1,0 +1,155 @@
+#include "waitgraphmodel.h"
+
+#include "consolestate.h"
+#include "wording.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+using namespace leasehold;
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+using EdgeKey = std::tuple<QString, QString, QString>; // from, to, resource
+
+} // namespace
+
+const WaitGraphModel::Node *WaitGraphModel::node(const QString &did) const
+{
+    for (const Node &n : m_nodes) {
+        if (n.did == did)
+            return &n;
+    }
+    return nullptr;
+}
+
+QPointF WaitGraphModel::placeOf(int slot) const
+{
+    return {(slot % kColumns) * kCellWidth, (slot / kColumns) * kCellHeight};
+}
+
+void WaitGraphModel::update(const ConsoleState &state)
+{
+    m_nodes.clear();
+    m_edges.clear();
+    m_refusedPath.clear();
+    m_livePaths.clear();
+    m_hidden = 0;
+    const ConsoleFrame *f = state.frame();
+    if (!f) {
+        m_slots.clear();
+        return;
+    }
+    const Snapshot &s = f->snapshot;
+
+    // Waits and wants, one edge per (waiter, holder, resource).
+    std::map<EdgeKey, Edge> edges;
+    for (const WaiterInfo &w : s.waiters) {
+        if (w.holder.empty() || w.holder == w.actorDid)
+            continue;
+        Edge e{qs(w.actorDid), qs(w.holder), qs(w.resource), w.parked, false, Mark::None};
+        auto [it, fresh] = edges.try_emplace({e.from, e.to, e.resource}, e);
+        if (!fresh)
+            it->second.parked = it->second.parked || w.parked;
+    }
+    // A cycle's steps: each agent waits for its resource, which the next step's agent holds.
+    auto mark = [&edges](const std::vector<CycleStep> &steps, Mark how) {
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            const CycleStep &step = steps[i];
+            const QString from = qs(step.agent);
+            const QString to = qs(steps[(i + 1) % steps.size()].agent);
+            if (from == to)
+                continue;
+            Edge &e =
+                edges.try_emplace({from, to, qs(step.resource)}, Edge{from, to, qs(step.resource)})
+                    .first->second;
+            // The first step of a refused cycle is the request the engine turned down.
+            if (how == Mark::RefusedCycle && i == 0 && !e.parked)
+                e.refused = true;
+            if (e.mark != Mark::LiveCycle)
+                e.mark = how;
+        }
+    };
+    for (const DeadlockCycle &c : s.deadlocks) {
+        mark(c.steps, Mark::LiveCycle);
+        m_livePaths << cyclePath(c.steps);
+    }
+    const std::deque<DeadlockRecord> &refused = state.deadlocks();
+    if (!refused.empty() && s.at - refused.back().at <= kRefusedMemoryMs &&
+        refused.back().steps.size() > 1) {
+        mark(refused.back().steps, Mark::RefusedCycle);
+        m_refusedPath = refused.back().cycle;
+    }
+
+    // The nodes: every agent on an edge; the marked and the busiest first when there are too
+    // many to draw.
+    struct Tally
+    {
+        Mark mark = Mark::None;
+        int degree = 0;
+        int waits = 0;
+    };
+    std::map<QString, Tally> tally;
+    for (const auto &[key, e] : edges) {
+        for (const QString &did : {e.from, e.to}) {
+            Tally &t = tally[did];
+            ++t.degree;
+            if (e.mark == Mark::LiveCycle || (e.mark == Mark::RefusedCycle && t.mark == Mark::None))
+                t.mark = e.mark;
+        }
+        ++tally[e.from].waits;
+    }
+    std::vector<QString> order;
+    for (const auto &[did, t] : tally)
+        order.push_back(did);
+    std::stable_sort(order.begin(), order.end(), [&tally](const QString &a, const QString &b) {
+        const Tally &x = tally[a];
+        const Tally &y = tally[b];
+        return std::make_pair(x.mark != Mark::None, x.degree) >
+               std::make_pair(y.mark != Mark::None, y.degree);
+    });
+    if (int(order.size()) > kMaxNodes) {
+        m_hidden = int(order.size()) - kMaxNodes;
+        order.resize(kMaxNodes);
+    }
+    std::set<QString> shown(order.begin(), order.end());
+
+    // Places: kept for those still here, freed for those gone, the lowest free one for a
+    // newcomer (newcomers in name order, so the same frame always lays out the same way).
+    for (auto it = m_slots.begin(); it != m_slots.end();)
+        it = shown.count(it->first) ? std::next(it) : m_slots.erase(it);
+    std::set<int> taken;
+    for (const auto &[did, slot] : m_slots)
+        taken.insert(slot);
+    int next = 0;
+    for (const QString &did : shown) {
+        if (m_slots.count(did))
+            continue;
+        while (taken.count(next))
+            ++next;
+        m_slots[did] = next;
+        taken.insert(next);
+    }
+
+    std::map<QString, QStringList> holds;
+    for (const LeaseInfo &l : s.leases) {
+        const QString holder = qs(l.holder);
+        if (shown.count(holder))
+            holds[holder] << qs(l.resource);
+    }
+    for (const QString &did : shown) {
+        Node n{did, placeOf(m_slots[did]), holds[did], tally[did].waits, tally[did].mark};
+        n.holds.sort();
+        m_nodes.push_back(std::move(n));
+    }
+    for (auto &[key, e] : edges) {
+        if (shown.count(e.from) && shown.count(e.to))
+            m_edges.push_back(std::move(e));
+    }
+}

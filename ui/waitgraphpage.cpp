@@ -1,0 +1,226 @@
+#include "waitgraphpage.h"
+
+#include <QEvent>
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsView>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+constexpr double kBoxWidth = 210;
+constexpr double kBoxHeight = 64;
+const QColor kRed(205, 45, 40); // reads on light and dark palettes alike
+
+QString elided(const QString &text, int max)
+{
+    return text.size() <= max ? text : text.left(max - 1) + QChar(0x2026);
+}
+
+// Where the line from `centre` toward `toward` leaves the box around `centre`.
+QPointF boxExit(QPointF centre, QPointF toward)
+{
+    const double dx = toward.x() - centre.x();
+    const double dy = toward.y() - centre.y();
+    const double sx = dx != 0 ? (kBoxWidth / 2) / std::abs(dx) : 1e9;
+    const double sy = dy != 0 ? (kBoxHeight / 2) / std::abs(dy) : 1e9;
+    const double t = std::min({sx, sy, 1.0});
+    return centre + QPointF(dx * t, dy * t);
+}
+
+} // namespace
+
+WaitGraphPage::WaitGraphPage(QWidget *parent)
+    : QWidget(parent)
+    , m_summary(new QLabel(this))
+    , m_scene(new QGraphicsScene(this))
+    , m_view(new QGraphicsView(m_scene, this))
+{
+    setObjectName(QStringLiteral("waitGraphPage"));
+    m_summary->setObjectName(QStringLiteral("waitGraphSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setMargin(6);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    m_view->setObjectName(QStringLiteral("waitGraph"));
+    m_view->setAccessibleName(tr("Wait-for graph"));
+    m_view->setFocusPolicy(Qt::StrongFocus);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setDragMode(QGraphicsView::ScrollHandDrag);
+    m_view->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    auto *column = new QVBoxLayout(this);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(m_summary);
+    column->addWidget(m_view, 1);
+    connect(m_scene, &QGraphicsScene::selectionChanged, this, [this] {
+        const QList<QGraphicsItem *> selected = m_scene->selectedItems();
+        if (!selected.isEmpty())
+            emit agentSelected(selected.first()->data(0).toString());
+    });
+}
+
+void WaitGraphPage::showState(const ConsoleState &state)
+{
+    m_state = &state;
+    m_stale = true;
+    if (isVisible())
+        refresh();
+}
+
+void WaitGraphPage::refresh()
+{
+    if (!m_state)
+        return;
+    m_stale = false;
+    const std::vector<WaitGraphModel::Node> nodes = m_graph.nodes();
+    const std::vector<WaitGraphModel::Edge> edges = m_graph.edges();
+    const QString refused = m_graph.refusedPath();
+    const bool drawn = !m_summary->text().isEmpty();
+    m_graph.update(*m_state);
+    if (!drawn || nodes != m_graph.nodes() || edges != m_graph.edges() ||
+        refused != m_graph.refusedPath())
+        redraw();
+}
+
+QString WaitGraphPage::summary() const
+{
+    int parked = 0;
+    for (const WaitGraphModel::Edge &e : m_graph.edges())
+        parked += e.parked ? 1 : 0;
+    QStringList parts;
+    if (m_graph.edges().empty())
+        parts << tr("Nobody waits for anybody.");
+    else
+        parts << tr("%1 waiting for %2 (%3 parked, %4 refused and still wanting).")
+                     .arg(m_graph.edges().size() == 1 ? tr("1 arrow")
+                                                      : tr("%1 arrows").arg(m_graph.edges().size()))
+                     .arg(m_graph.nodes().size() == 1 ? tr("1 agent")
+                                                      : tr("%1 agents").arg(m_graph.nodes().size()))
+                     .arg(parked)
+                     .arg(int(m_graph.edges().size()) - parked);
+    for (const QString &path : m_graph.livePaths())
+        parts << tr("Live deadlock: %1.").arg(path);
+    if (!m_graph.refusedPath().isEmpty())
+        parts << tr("Deadlock refused in the last minute: %1.").arg(m_graph.refusedPath());
+    if (m_graph.hiddenNodes() > 0)
+        parts << tr("%1 more agents not drawn.").arg(m_graph.hiddenNodes());
+    return parts.join(QLatin1Char(' '));
+}
+
+void WaitGraphPage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        refresh();
+}
+
+void WaitGraphPage::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        redraw();
+}
+
+void WaitGraphPage::redraw()
+{
+    const QSignalBlocker quiet(m_scene); // clearing is not the operator deselecting
+    m_scene->clear();
+    const QPalette pal = palette();
+    for (const WaitGraphModel::Node &n : m_graph.nodes()) {
+        const bool red = n.mark != WaitGraphModel::Mark::None;
+        QPainterPath outline;
+        outline.addRoundedRect(QRectF(-kBoxWidth / 2, -kBoxHeight / 2, kBoxWidth, kBoxHeight), 8,
+                               8);
+        auto *box =
+            m_scene->addPath(outline, QPen(red ? kRed : pal.color(QPalette::Mid), red ? 2.5 : 1.2),
+                             pal.brush(QPalette::Base));
+        box->setPos(n.pos);
+        box->setZValue(1);
+        box->setData(0, n.did);
+        box->setFlags(QGraphicsItem::ItemIsSelectable | QGraphicsItem::ItemIsFocusable);
+        box->setToolTip(n.holds.isEmpty()
+                            ? tr("%1 holds nothing").arg(n.did)
+                            : tr("%1 holds:\n%2").arg(n.did, n.holds.join(QLatin1Char('\n'))));
+        auto *name = new QGraphicsSimpleTextItem(elided(n.did, 30), box);
+        QFont bold = font();
+        bold.setBold(true);
+        name->setFont(bold);
+        name->setBrush(pal.color(QPalette::Text));
+        name->setPos(-kBoxWidth / 2 + 8, -kBoxHeight / 2 + 8);
+        QString held = tr("holds nothing");
+        if (!n.holds.isEmpty()) {
+            held = elided(n.holds.front(), 30);
+            if (n.holds.size() > 1)
+                held += tr(" and %1 more").arg(n.holds.size() - 1);
+        }
+        auto *holds = new QGraphicsSimpleTextItem(held, box);
+        holds->setBrush(pal.color(QPalette::PlaceholderText));
+        holds->setPos(-kBoxWidth / 2 + 8, -kBoxHeight / 2 + 34);
+    }
+    for (const WaitGraphModel::Edge &e : m_graph.edges())
+        drawEdge(e);
+    const QRectF bounds = m_scene->itemsBoundingRect().adjusted(-24, -24, 24, 24);
+    m_scene->setSceneRect(bounds);
+    // A crowd is shrunk to fit (down to a third), a few boxes are drawn full size.
+    const QSize room = m_view->viewport()->size();
+    const double scale = std::clamp(std::min(room.width() / std::max(1.0, bounds.width()),
+                                             room.height() / std::max(1.0, bounds.height())),
+                                    0.35, 1.0);
+    m_view->setTransform(QTransform::fromScale(scale, scale));
+    const QString text = summary();
+    m_summary->setText(text);
+    m_view->setAccessibleDescription(text);
+}
+
+void WaitGraphPage::drawEdge(const WaitGraphModel::Edge &e)
+{
+    const WaitGraphModel::Node *from = m_graph.node(e.from);
+    const WaitGraphModel::Node *to = m_graph.node(e.to);
+    if (!from || !to)
+        return;
+    // Two agents that wait for each other get their arrows side by side, not on one line: the
+    // side is taken from the pair's own axis (same for both directions) and the arrow's way.
+    const QLineF axis = e.from < e.to ? QLineF(from->pos, to->pos) : QLineF(to->pos, from->pos);
+    const double length = std::max(1.0, axis.length());
+    const QPointF normal =
+        QPointF(-axis.dy() / length, axis.dx() / length) * (e.from < e.to ? 1.0 : -1.0);
+    const QPointF shift = normal * 7.0;
+    const QPointF start = boxExit(from->pos + shift, to->pos + shift);
+    const QPointF end = boxExit(to->pos + shift, from->pos + shift);
+
+    const bool red = e.mark != WaitGraphModel::Mark::None;
+    QPen pen(red ? kRed : palette().color(QPalette::Text), red ? 2.5 : 1.4);
+    pen.setStyle(e.refused ? Qt::DotLine : e.parked ? Qt::SolidLine : Qt::DashLine);
+    QPainterPath path(start);
+    path.lineTo(end);
+    QLineF back(end, start);
+    back.setLength(12);
+    for (const double turn : {25.0, -25.0}) {
+        QLineF wing = back;
+        wing.setAngle(back.angle() + turn);
+        path.moveTo(end);
+        path.lineTo(wing.p2());
+    }
+    auto *arrow = m_scene->addPath(path, pen);
+    arrow->setToolTip(e.refused
+                          ? tr("%1 asked for %2, held by %3: refused, it would close the cycle")
+                                .arg(e.from, e.resource, e.to)
+                      : e.parked ? tr("%1 waits for %2, held by %3").arg(e.from, e.resource, e.to)
+                                 : tr("%1 was refused %2, held by %3, and still wants it")
+                                       .arg(e.from, e.resource, e.to));
+    auto *label = new QGraphicsSimpleTextItem(elided(e.resource, 34));
+    label->setBrush(pen.color());
+    const QRectF bounds = label->boundingRect();
+    const QPointF middle = (start + end) / 2 + normal * 12.0;
+    label->setPos(middle - QPointF(bounds.width() / 2, bounds.height() / 2));
+    auto *plate = m_scene->addRect(bounds.translated(label->pos()).adjusted(-3, -1, 3, 1),
+                                   Qt::NoPen, palette().brush(QPalette::Base));
+    plate->setOpacity(0.85);
+    plate->setZValue(2);
+    label->setZValue(3);
+    m_scene->addItem(label);
+}

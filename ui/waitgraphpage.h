@@ -1,0 +1,54 @@
+#pragma once
+
+#include "waitgraphmodel.h"
+
+#include <QWidget>
+
+class ConsoleState;
+class QGraphicsScene;
+class QGraphicsView;
+class QLabel;
+
+// The console's wait-for graph: who is stuck behind whom. Agents are boxes (with what they
+// hold), an arrow runs from an agent that waits to the agent holding what it wants, labelled
+// with the resource: solid for a parked wait, dashed for a recent refusal that still wants it.
+// A live cycle and the newest refused deadlock are drawn in red, the refused request dotted,
+// and the path is written out above the picture. Boxes keep their places between frames.
+//
+// The graph is worked out and redrawn only while the page is visible (and then only when it
+// changed), so a busy engine costs it nothing while the operator looks elsewhere.
+//
+// Thread: the UI thread.
+class WaitGraphPage : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit WaitGraphPage(QWidget *parent = nullptr);
+
+    // Takes in `state`'s frame (now when visible, else once shown); `state` must outlive it.
+    void showState(const ConsoleState &state);
+    const WaitGraphModel &graph() const { return m_graph; }
+    QGraphicsView *view() const { return m_view; }
+    QString summary() const;
+
+signals:
+    // An agent's box was selected (by mouse or keyboard).
+    void agentSelected(const QString &did);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    void refresh();
+    void redraw();
+    void drawEdge(const WaitGraphModel::Edge &edge);
+
+    WaitGraphModel m_graph;
+    const ConsoleState *m_state = nullptr;
+    bool m_stale = true; // a frame came since the graph was last worked out
+    QLabel *m_summary;
+    QGraphicsScene *m_scene;
+    QGraphicsView *m_view;
+};
