@@ -5,6 +5,7 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -33,6 +34,65 @@ QPointF boxExit(QPointF centre, QPointF toward)
     return centre + QPointF(dx * t, dy * t);
 }
 
+// An agent's box. With the keyboard, the arrow keys move the selection to the nearest box
+// that way, so the picture can be walked without a mouse.
+class AgentBox : public QGraphicsPathItem
+{
+public:
+    using QGraphicsPathItem::QGraphicsPathItem;
+
+protected:
+    void focusInEvent(QFocusEvent *event) override
+    {
+        QGraphicsPathItem::focusInEvent(event);
+        if (!isSelected()) {
+            scene()->clearSelection();
+            setSelected(true);
+        }
+    }
+    void keyPressEvent(QKeyEvent *event) override
+    {
+        QPointF way;
+        switch (event->key()) {
+        case Qt::Key_Left:
+            way = {-1, 0};
+            break;
+        case Qt::Key_Right:
+            way = {1, 0};
+            break;
+        case Qt::Key_Up:
+            way = {0, -1};
+            break;
+        case Qt::Key_Down:
+            way = {0, 1};
+            break;
+        default:
+            return QGraphicsPathItem::keyPressEvent(event);
+        }
+        QGraphicsItem *best = nullptr;
+        double bestScore = 0;
+        for (QGraphicsItem *other : scene()->items()) {
+            if (other == this || !(other->flags() & QGraphicsItem::ItemIsFocusable))
+                continue;
+            const QPointF d = other->pos() - pos();
+            const double along = d.x() * way.x() + d.y() * way.y();
+            const double across = std::abs(d.x() * way.y() - d.y() * way.x());
+            if (along <= 0)
+                continue;
+            const double score = along + 2 * across; // straight on before off to the side
+            if (!best || score < bestScore) {
+                best = other;
+                bestScore = score;
+            }
+        }
+        if (best) {
+            best->setFocus(Qt::OtherFocusReason);
+            best->ensureVisible();
+        }
+        event->accept();
+    }
+};
+
 } // namespace
 
 WaitGraphPage::WaitGraphPage(QWidget *parent)
@@ -56,6 +116,7 @@ WaitGraphPage::WaitGraphPage(QWidget *parent)
     column->setContentsMargins(0, 0, 0, 0);
     column->addWidget(m_summary);
     column->addWidget(m_view, 1);
+    m_view->installEventFilter(this);
     connect(m_scene, &QGraphicsScene::selectionChanged, this, [this] {
         const QList<QGraphicsItem *> selected = m_scene->selectedItems();
         if (!selected.isEmpty())
@@ -111,6 +172,22 @@ QString WaitGraphPage::summary() const
     return parts.join(QLatin1Char(' '));
 }
 
+bool WaitGraphPage::eventFilter(QObject *watched, QEvent *event)
+{
+    // Reached by the keyboard: the selected box, or the first, takes the focus.
+    if (watched == m_view && event->type() == QEvent::FocusIn && !m_scene->focusItem()) {
+        const QList<QGraphicsItem *> selected = m_scene->selectedItems();
+        QGraphicsItem *first = selected.isEmpty() ? nullptr : selected.first();
+        for (QGraphicsItem *item : m_scene->items(Qt::AscendingOrder)) {
+            if (!first && (item->flags() & QGraphicsItem::ItemIsFocusable))
+                first = item;
+        }
+        if (first)
+            first->setFocus(Qt::TabFocusReason);
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
 void WaitGraphPage::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
@@ -135,9 +212,10 @@ void WaitGraphPage::redraw()
         QPainterPath outline;
         outline.addRoundedRect(QRectF(-kBoxWidth / 2, -kBoxHeight / 2, kBoxWidth, kBoxHeight), 8,
                                8);
-        auto *box =
-            m_scene->addPath(outline, QPen(red ? kRed : pal.color(QPalette::Mid), red ? 2.5 : 1.2),
-                             pal.brush(QPalette::Base));
+        auto *box = new AgentBox(outline);
+        box->setPen(QPen(red ? kRed : pal.color(QPalette::Mid), red ? 2.5 : 1.2));
+        box->setBrush(pal.brush(QPalette::Base));
+        m_scene->addItem(box);
         box->setPos(n.pos);
         box->setZValue(1);
         box->setData(0, n.did);

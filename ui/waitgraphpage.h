@@ -13,7 +13,9 @@ class QLabel;
 // hold), an arrow runs from an agent that waits to the agent holding what it wants, labelled
 // with the resource: solid for a parked wait, dashed for a recent refusal that still wants it.
 // A live cycle and the newest refused deadlock are drawn in red, the refused request dotted,
-// and the path is written out above the picture. Boxes keep their places between frames.
+// and the path is written out above the picture. Boxes keep their places between frames. The
+// view takes the keyboard focus like any widget; its selected (or first) box then has it, and
+// the arrow keys move the selection from box to box.
 //
 // The graph is worked out and redrawn only while the page is visible (and then only when it
 // changed), so a busy engine costs it nothing while the operator looks elsewhere.
@@ -37,6 +39,7 @@ signals:
     void agentSelected(const QString &did);
 
 protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
     void showEvent(QShowEvent *event) override;
     void changeEvent(QEvent *event) override;
 

@@ -215,6 +215,7 @@ void TestWaitGraph::thePageDrawsTheGraph()
     WaitGraphPage page;
     page.resize(900, 600);
     page.show();
+    page.activateWindow();
     page.showState(state);
     QCOMPARE(page.view()->accessibleName(), QStringLiteral("Wait-for graph"));
     QVERIFY(page.view()->focusPolicy() & Qt::TabFocus);
@@ -237,6 +238,20 @@ void TestWaitGraph::thePageDrawsTheGraph()
         if (item->data(0).toString() == QLatin1String("did:agent:right"))
             item->setSelected(true);
     }
+    QCOMPARE(selected, QStringLiteral("did:agent:right"));
+
+    // The keyboard: the view takes the focus, its selected box has it, and the arrow keys walk
+    // from box to box (left and right share a row: left's place comes first).
+    QVERIFY(QTest::qWaitForWindowActive(&page));
+    page.view()->setFocus(Qt::TabFocusReason);
+    QVERIFY(page.view()->scene()->focusItem());
+    QCOMPARE(page.view()->scene()->focusItem()->data(0).toString(),
+             QStringLiteral("did:agent:right"));
+    QTest::keyClick(page.view(), Qt::Key_Left);
+    QCOMPARE(selected, QStringLiteral("did:agent:left"));
+    QTest::keyClick(page.view(), Qt::Key_Left); // nothing further that way: it stays
+    QCOMPARE(selected, QStringLiteral("did:agent:left"));
+    QTest::keyClick(page.view(), Qt::Key_Right);
     QCOMPARE(selected, QStringLiteral("did:agent:right"));
 }
 
