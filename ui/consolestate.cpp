@@ -100,6 +100,15 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
         }
     }
 
+    for (const TrustInfo &t : now.trust) {
+        auto &history = m_trustHistory[t.actorDid];
+        if (history.empty() || history.back().second != t.score) {
+            history.emplace_back(now.at, t.score);
+            if (history.size() > kTrustPoints)
+                history.pop_front();
+        }
+    }
+
     if (m_trust.empty() || now.at - m_trust.back().first >= 5000) {
         std::map<std::string, double> scores;
         for (const TrustInfo &t : now.trust)
@@ -130,6 +139,14 @@ std::int64_t ConsoleState::lastExpiry(const std::string &did) const
 {
     const auto it = m_lastExpiry.find(did);
     return it == m_lastExpiry.end() ? 0 : it->second;
+}
+
+const std::deque<std::pair<std::int64_t, double>> &
+ConsoleState::trustHistory(const std::string &did) const
+{
+    static const std::deque<std::pair<std::int64_t, double>> none;
+    const auto it = m_trustHistory.find(did);
+    return it == m_trustHistory.end() ? none : it->second;
 }
 
 double ConsoleState::trustTrend(const std::string &did, double now) const

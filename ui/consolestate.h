@@ -52,6 +52,9 @@ public:
     const std::deque<DeadlockRecord> &deadlocks() const { return m_deadlocks; }
     // The latest expiry of one of `did`'s leases (0: none remembered).
     std::int64_t lastExpiry(const std::string &did) const;
+    // `did`'s trust score each time it changed (time, score), oldest first: at most
+    // kTrustPoints, the last always kept.
+    const std::deque<std::pair<std::int64_t, double>> &trustHistory(const std::string &did) const;
     // How far `did`'s trust moved over about the last minute.
     double trustTrend(const std::string &did, double now) const;
     // Grants and refusals per second over the last second or so.
@@ -68,12 +71,14 @@ public:
     static constexpr std::size_t kDeadlockMemory = 200;
     static constexpr std::int64_t kTrendWindowMs = 60'000;
     static constexpr std::int64_t kRefusalMemoryMs = 60'000;
+    static constexpr std::size_t kTrustPoints = 64;
     static constexpr std::size_t kRefusalMemory = 20'000;
 
 private:
     leasehold::ConsoleFramePtr m_frame;
     std::deque<DeadlockRecord> m_deadlocks; // newest last
     std::deque<std::pair<std::int64_t, std::string>> m_refusals;
+    std::map<std::string, std::deque<std::pair<std::int64_t, double>>> m_trustHistory;
     std::map<std::string, std::int64_t> m_lastExpiry;
     // (time, did -> score), one sample every few seconds, newest last
     std::deque<std::pair<std::int64_t, std::map<std::string, double>>> m_trust;

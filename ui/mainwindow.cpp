@@ -2,6 +2,7 @@
 
 #include "mainwindow.h"
 
+#include "agentdetailpage.h"
 #include "consolerows.h"
 #include "coverfilterproxy.h"
 #include "enginelink.h"
@@ -18,7 +19,9 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QHBoxLayout>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -52,6 +55,7 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
                                      QMessageBox::Cancel) == QMessageBox::Yes;
     };
     buildViews();
+    buildAgentDetail();
     buildActions();
     buildStatusBar();
 
@@ -284,6 +288,7 @@ void MainWindow::applyFrame(ConsoleFramePtr frame)
     m_overview->showState(m_state);
     m_waitGraph->showState(m_state);
     m_resourceTree->showState(m_state);
+    m_agentDetail->showState(m_state);
     m_notifier->report(incidents);
     updateStatus();
 }
@@ -356,6 +361,39 @@ void MainWindow::showIncidentView(Incident::Kind kind)
     case Incident::Kind::Store:
         return showView(tr("Overview"));
     }
+}
+
+void MainWindow::buildAgentDetail()
+{
+    m_agentDetail = new AgentDetailPage(m_ledger, this);
+    m_agentDock = new QDockWidget(tr("Agent"), this);
+    m_agentDock->setObjectName(QStringLiteral("agentDock"));
+    m_agentDock->setWidget(m_agentDetail);
+    m_agentDock->setAllowedAreas(Qt::RightDockWidgetArea | Qt::BottomDockWidgetArea);
+    addDockWidget(Qt::RightDockWidgetArea, m_agentDock);
+    m_agentDock->hide(); // until an agent is picked
+    connect(m_agentDetail, &AgentDetailPage::releaseHolderRequested, m_link,
+            &EngineLink::releaseHolder);
+    connect(m_agentDetail, &AgentDetailPage::suspendRequested, m_link, &EngineLink::setSuspended);
+    // Picked anywhere: a box in the wait graph, a row in any table that names an agent.
+    connect(m_waitGraph, &WaitGraphPage::agentSelected, this, &MainWindow::showAgent);
+    for (TablePage *p : pages()) {
+        connect(p->view()->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+                [this, p] {
+                    if (m_stack->currentWidget() != p)
+                        return;
+                    const QStringList agents = selectedAgents();
+                    if (!agents.isEmpty() && !agents.front().isEmpty())
+                        showAgent(agents.front());
+                });
+    }
+}
+
+void MainWindow::showAgent(const QString &did)
+{
+    if (did != m_agentDetail->agent())
+        m_agentDetail->setAgent(did);
+    m_agentDock->show();
 }
 
 void MainWindow::filterToResource(const QString &path)

@@ -21,6 +21,8 @@ class QListWidgetItem;
 class QStackedWidget;
 class SnapshotTableModel;
 class TablePage;
+class AgentDetailPage;
+class QDockWidget;
 class ResourceTreePage;
 class WaitGraphPage;
 
@@ -51,6 +53,9 @@ public:
     OverviewPage *overview() const { return m_overview; }
     WaitGraphPage *waitGraph() const { return m_waitGraph; }
     ResourceTreePage *resourceTree() const { return m_resourceTree; }
+    AgentDetailPage *agentDetail() const { return m_agentDetail; }
+    // Shows `did` in the agent detail beside the current view.
+    void showAgent(const QString &did);
     IncidentNotifier *notifier() const { return m_notifier; }
     const ConsoleState &state() const { return m_state; }
     QString bannerText() const;
@@ -73,6 +78,7 @@ private:
     void buildViews();
     void buildActions();
     void buildStatusBar();
+    void buildAgentDetail();
     void applyFrame(leasehold::ConsoleFramePtr frame);
     void tick();
     void updateStatus();
@@ -97,6 +103,8 @@ private:
     OverviewPage *m_overview;
     WaitGraphPage *m_waitGraph;
     ResourceTreePage *m_resourceTree;
+    AgentDetailPage *m_agentDetail = nullptr;
+    QDockWidget *m_agentDock = nullptr;
     QString m_treeFilter; // the subtree the tree asked Holders, Queue and Ledger to show
     // One live table: its model, its page, how a frame becomes its rows, its navigation line.
     struct Table

@@ -2,6 +2,8 @@
 
 #include "mainwindow.h"
 
+#include <QDockWidget>
+
 #include "connectagentdialog.h"
 #include "consolerows.h"
 #include "enginelink.h"
@@ -86,6 +88,11 @@ void MainWindow::buildActions()
     for (int i = 0; i < names.size(); ++i)
         views->addAction(names[i], QKeySequence(Qt::CTRL | (i < 9 ? Qt::Key_1 + i : Qt::Key_0)),
                          this, [this, name = names[i]] { showView(name); });
+    views->addSeparator();
+    QAction *agentPanel = m_agentDock->toggleViewAction();
+    agentPanel->setText(tr("Agent detail"));
+    agentPanel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    views->addAction(agentPanel);
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Leasehold"), this, [this] {
         QMessageBox::about(this, tr("About Leasehold"),

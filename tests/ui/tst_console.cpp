@@ -2,6 +2,7 @@
 // first, saying how much it affects), filters narrow the views, incidents raise a banner, the
 // connect dialog's key works (also after a restart), and the ledger exports.
 
+#include "agentdetailpage.h"
 #include "connectagentdialog.h"
 #include "consolerows.h"
 #include "consoletest.h"
@@ -14,6 +15,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -64,6 +66,7 @@ private slots:
     void filtersNarrowTheViews();
     void holdersAnswerWhatCoversAPath();
     void theResourceTreeNarrowsTheTables();
+    void theAgentDetailFollowsTheSelection();
     void deadlockRaisesAnIncident();
     void connectDialogKeyWorksAndSurvivesRestart();
     void ledgerExports();
@@ -101,6 +104,33 @@ void TestConsole::theResourceTreeNarrowsTheTables()
     tree->view()->clearSelection();
     QCOMPARE(holdersPage->filterEdit()->text(), QString());
     QCOMPARE(holdersPage->proxy()->rowCount(), 2);
+}
+
+void TestConsole::theAgentDetailFollowsTheSelection()
+{
+    ConsoleFixture f;
+    QVERIFY(f.started);
+    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
+    QCOMPARE(f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status, 200);
+    SnapshotTableModel *holders = f.window->model(QStringLiteral("Holders"));
+    QTRY_COMPARE(holders->rowCount(), 2);
+    auto *dock = f.window->findChild<QDockWidget *>(QStringLiteral("agentDock"));
+    QVERIFY(dock && dock->isHidden()); // until an agent is picked
+
+    // Picking b's row in Holders shows b beside it.
+    f.window->showView(QStringLiteral("Holders"));
+    QVERIFY(selectRow(f.window->page(QStringLiteral("Holders")), consolerows::HolderAgent,
+                      QStringLiteral("did:agent:b")));
+    AgentDetailPage *detail = f.window->agentDetail();
+    QVERIFY(dock->isVisible());
+    QCOMPARE(detail->agent(), QStringLiteral("did:agent:b"));
+    QCOMPARE(detail->leases()->topLevelItemCount(), 1);
+    QCOMPARE(detail->leases()->topLevelItem(0)->text(0), QStringLiteral("lock:deploy/production"));
+
+    // Its lever acts on b through the engine: b's lease goes, a's stays.
+    detail->findChild<QPushButton *>(QStringLiteral("agentRelease"))->click();
+    QTRY_COMPARE(holders->rowCount(), 1);
+    QTRY_COMPARE(detail->leases()->topLevelItemCount(), 0);
 }
 
 void TestConsole::leversReachTheEngine()

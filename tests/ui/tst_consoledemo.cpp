@@ -2,6 +2,7 @@
 // grab) for a person to look at, and the UI thread stays responsive while the demo and a
 // synthetic 2 000 requests a second run: its event-loop latency is measured and reported.
 
+#include "agentdetailpage.h"
 #include "consoletest.h"
 #include "demotraffic.h"
 #include "ledgermodel.h"
@@ -16,8 +17,10 @@
 #include <QEventLoop>
 #include <QSortFilterProxyModel>
 #include <QThread>
+#include <QTreeWidget>
 
 #include <algorithm>
+#include <map>
 
 using namespace consoletest;
 
@@ -191,6 +194,18 @@ void TestConsoleDemo::demoFillsEveryViewAndStaysResponsive()
     QVERIFY(f.window->overview()->samples() >= 5);
     QVERIFY(f.window->overview()->counterText(QStringLiteral("leases")).toInt() > 0);
     capture(QStringLiteral("Overview"));
+
+    // The agent detail beside the Holders, for the agent holding most right now.
+    std::map<std::string, int> held;
+    for (const leasehold::LeaseInfo &l : f.window->state().frame()->snapshot.leases)
+        ++held[l.holder];
+    QVERIFY(!held.empty());
+    const auto busiest = std::max_element(
+        held.begin(), held.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
+    f.window->showView(QStringLiteral("Holders"));
+    f.window->showAgent(QString::fromStdString(busiest->first));
+    QVERIFY(f.window->agentDetail()->leases()->topLevelItemCount() > 0);
+    QVERIFY(f.window->grab().save(QDir(dir).filePath("console-agent-detail.png")));
 }
 
 QTEST_MAIN(TestConsoleDemo)

@@ -1,0 +1,163 @@
+// The agent detail as a function of frames: a real engine with a manual clock makes the
+// snapshots and ledger events; what the detail says of one agent is checked against what the
+// engine did, then the page's lists, trust line, ledger and levers.
+
+#include "../core/enginetest.h"
+#include "agentdetail.h"
+#include "agentdetailpage.h"
+#include "consolestate.h"
+#include "ledgermodel.h"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace leasehold;
+using namespace leasehold::test;
+
+class TestAgentDetail : public QObject, private EngineFixture
+{
+    Q_OBJECT
+
+private slots:
+    void init()
+    {
+        reset();
+        m_taken = 0;
+    }
+    void cleanup() { finish(); }
+
+    void detailFollowsTheEngine();
+    void trustIsRememberedAsItChanges();
+    void thePageShowsTheAgentAndPullsItsLevers();
+
+private:
+    ConsoleFramePtr frame(ServiceFacts facts = {})
+    {
+        auto f = std::make_shared<ConsoleFrame>();
+        f->number = ++m_frames;
+        f->snapshot = m_engine->snapshot();
+        f->events.assign(m_listener.events.begin() + std::ptrdiff_t(m_taken),
+                         m_listener.events.end());
+        m_taken = m_listener.events.size();
+        f->facts = std::move(facts);
+        return f;
+    }
+    // a holds two files and wants b's lock (holding, it may not park: a want); c waits, parked,
+    // for one of a's files.
+    void busy()
+    {
+        m_engine->acquire(req("did:agent:b", {"lock:db"}));
+        m_engine->acquire(req("did:agent:a", {"src/z.cpp", "src/a.cpp"}));
+        m_engine->acquire(req("did:agent:a", {"lock:db"}, Mode::Write, 60'000));
+        QVERIFY(std::holds_alternative<Parked>(
+            m_engine->acquire(req("did:agent:c", {"src/a.cpp"}, Mode::Write, 60'000))));
+    }
+    std::uint64_t m_frames = 0;
+    std::size_t m_taken = 0;
+};
+
+void TestAgentDetail::detailFollowsTheEngine()
+{
+    busy();
+    ServiceFacts facts;
+    facts.keysByAgent = {{"did:agent:a", 2}};
+    ConsoleState state;
+    state.absorb(frame(facts));
+    const AgentDetail a = AgentDetail::of(state, QStringLiteral("did:agent:a"));
+    QVERIFY(a.known);
+    QCOMPARE(a.leases.size(), 2u);
+    QCOMPARE(a.leases[0].resource, std::string("fs:src/a.cpp")); // by resource
+    QCOMPARE(a.leases[1].resource, std::string("fs:src/z.cpp"));
+    QCOMPARE(a.waits.size(), 1u);
+    QCOMPARE(a.waits[0].resource, std::string("lock:db"));
+    QVERIFY(!a.waits[0].parked);
+    QCOMPARE(a.waits[0].holder, std::string("did:agent:b"));
+    QCOMPARE(a.keys, 2);
+    const AgentDetail c = AgentDetail::of(state, QStringLiteral("did:agent:c"));
+    QVERIFY(c.leases.empty());
+    QCOMPARE(c.waits.size(), 1u);
+    QVERIFY(c.waits[0].parked);
+    QCOMPARE(c.waits[0].holder, std::string("did:agent:a"));
+    QCOMPARE(c.keys, 0);
+    QVERIFY(!AgentDetail::of(state, QStringLiteral("did:agent:nobody")).known);
+    m_engine->release("did:agent:b", {});
+    m_engine->release("did:agent:a", {});
+}
+
+void TestAgentDetail::trustIsRememberedAsItChanges()
+{
+    m_engine->acquire(req("did:agent:a", {"lock:x"}, Mode::Write, 0, 1000));
+    ConsoleState state;
+    state.absorb(frame());
+    const double before = AgentDetail::of(state, QStringLiteral("did:agent:a")).trust;
+    state.absorb(frame()); // the same score: not a change
+    QCOMPARE(state.trustHistory("did:agent:a").size(), 1u);
+    // The lease runs out without a release: trust falls, and the fall is remembered.
+    m_clock.advance(1001);
+    m_engine->expireDue();
+    state.absorb(frame());
+    const AgentDetail a = AgentDetail::of(state, QStringLiteral("did:agent:a"));
+    QVERIFY(a.trust < before);
+    QCOMPARE(a.expiries, 1u);
+    QCOMPARE(a.trustHistory.size(), 2u);
+    QCOMPARE(a.trustHistory.front().second, before);
+    QCOMPARE(a.trustHistory.back().second, a.trust);
+    QCOMPARE(a.trustHistory.back().first, state.frame()->snapshot.at);
+}
+
+void TestAgentDetail::thePageShowsTheAgentAndPullsItsLevers()
+{
+    busy();
+    ConsoleState state;
+    ConsoleFramePtr f = frame();
+    state.absorb(f);
+    LedgerModel ledger;
+    ledger.append(f->events);
+    AgentDetailPage page(&ledger);
+    page.resize(420, 700);
+    page.show();
+    page.showState(state);
+    page.setAgent(QStringLiteral("did:agent:a"));
+    QCOMPARE(page.leases()->topLevelItemCount(), 2);
+    QCOMPARE(page.leases()->topLevelItem(0)->text(0), QStringLiteral("fs:src/a.cpp"));
+    QCOMPARE(page.waits()->topLevelItemCount(), 1);
+    QCOMPARE(page.waits()->topLevelItem(0)->text(2), QStringLiteral("did:agent:b"));
+    QVERIFY2(page.facts().contains(QStringLiteral("trust")), qPrintable(page.facts()));
+    // Its ledger only: a's grant and its wait, not b's or c's events.
+    QAbstractItemModel *rows = page.ledger()->model();
+    QVERIFY(rows->rowCount() > 0);
+    for (int r = 0; r < rows->rowCount(); ++r)
+        QCOMPARE(rows->index(r, LedgerModel::Agent).data().toString(),
+                 QStringLiteral("did:agent:a"));
+    QVERIFY(rows->rowCount() < ledger.rowCount());
+    QCOMPARE(page.sparkline()->points().size(), 1); // one score so far
+
+    // The levers name the agent shown.
+    QSignalSpy release(&page, &AgentDetailPage::releaseHolderRequested);
+    QSignalSpy suspend(&page, &AgentDetailPage::suspendRequested);
+    page.findChild<QPushButton *>(QStringLiteral("agentRelease"))->click();
+    page.findChild<QPushButton *>(QStringLiteral("agentSuspend"))->click();
+    QCOMPARE(release.count(), 1);
+    QCOMPARE(release.last().at(0).toString(), QStringLiteral("did:agent:a"));
+    QCOMPARE(suspend.count(), 1);
+    QCOMPARE(suspend.last().at(1).toBool(), true);
+
+    // Suspended by the engine: the page says so and offers the way back.
+    m_engine->suspend("did:op:test", "did:agent:a", true);
+    f = frame();
+    state.absorb(f);
+    page.showState(state);
+    QVERIFY(page.facts().contains(QStringLiteral("SUSPENDED")));
+    QCOMPARE(page.findChild<QPushButton *>(QStringLiteral("agentSuspend"))->text(),
+             QStringLiteral("Unsuspend"));
+    m_engine->suspend("did:op:test", "did:agent:a", false);
+    m_engine->release("did:agent:b", {});
+    m_engine->release("did:agent:a", {});
+}
+
+QTEST_MAIN(TestAgentDetail)
+#include "tst_agentdetail.moc"
