@@ -382,8 +382,11 @@ void MainWindow::buildAgentDetail()
                 [this, p] {
                     if (m_stack->currentWidget() != p)
                         return;
+                    // Only a different agent opens the panel: rows moving under a frame keep
+                    // the current row's agent, so a panel the operator closed stays closed.
                     const QStringList agents = selectedAgents();
-                    if (!agents.isEmpty() && !agents.front().isEmpty())
+                    if (!agents.isEmpty() && !agents.front().isEmpty() &&
+                        agents.front() != m_agentDetail->agent())
                         showAgent(agents.front());
                 });
     }
