@@ -2,8 +2,6 @@
 
 #include "mainwindow.h"
 
-#include <QDockWidget>
-
 #include "connectagentdialog.h"
 #include "consolerows.h"
 #include "enginelink.h"
@@ -14,6 +12,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
