@@ -7,6 +7,18 @@
 
 using namespace leasehold;
 
+namespace {
+
+// The row of `rows` (agents, trust) about `did`, or nothing.
+template<class Row> const Row *byDid(const std::vector<Row> &rows, const std::string &did)
+{
+    const auto it =
+        std::find_if(rows.begin(), rows.end(), [&did](const Row &r) { return r.actorDid == did; });
+    return it == rows.end() ? nullptr : &*it;
+}
+
+} // namespace
+
 AgentDetail AgentDetail::of(const ConsoleState &state, const QString &did)
 {
     AgentDetail d;
@@ -16,23 +28,19 @@ AgentDetail AgentDetail::of(const ConsoleState &state, const QString &did)
         return d;
     const std::string id = did.toStdString();
     const Snapshot &s = f->snapshot;
-    for (const AgentInfo &a : s.agents) {
-        if (a.actorDid != id)
-            continue;
-        d.known = true;
-        d.trust = a.trust;
-        d.suspended = a.suspended;
-        d.lastSeen = a.lastSeen;
-        d.liveSessions = a.liveSessions;
-        d.via = QString::fromStdString(viaList(a.via));
+    const AgentInfo *a = byDid(s.agents, id);
+    const TrustInfo *t = byDid(s.trust, id);
+    if (a) {
+        d.suspended = a->suspended;
+        d.lastSeen = a->lastSeen;
+        d.liveSessions = a->liveSessions;
+        d.via = QString::fromStdString(viaList(a->via));
+        d.trust = a->trust;
     }
-    for (const TrustInfo &t : s.trust) {
-        if (t.actorDid != id)
-            continue;
-        d.known = true;
-        d.trust = t.score;
-        d.releases = t.releases;
-        d.expiries = t.expiries;
+    if (t) { // the score with its counts
+        d.trust = t->score;
+        d.releases = t->releases;
+        d.expiries = t->expiries;
     }
     for (const LeaseInfo &l : s.leases) {
         if (l.holder == id)
@@ -43,12 +51,12 @@ AgentDetail AgentDetail::of(const ConsoleState &state, const QString &did)
             d.waits.push_back(w);
     }
     std::sort(d.leases.begin(), d.leases.end(),
-              [](const LeaseInfo &a, const LeaseInfo &b) { return a.resource < b.resource; });
+              [](const LeaseInfo &x, const LeaseInfo &y) { return x.resource < y.resource; });
     std::sort(d.waits.begin(), d.waits.end(),
-              [](const WaiterInfo &a, const WaiterInfo &b) { return a.resource < b.resource; });
+              [](const WaiterInfo &x, const WaiterInfo &y) { return x.resource < y.resource; });
     const auto keys = f->facts.keysByAgent.find(id);
     d.keys = keys == f->facts.keysByAgent.end() ? 0 : keys->second;
     d.trustHistory = state.trustHistory(id);
-    d.known = d.known || !d.leases.empty() || !d.waits.empty();
+    d.known = a || t || !d.leases.empty() || !d.waits.empty();
     return d;
 }

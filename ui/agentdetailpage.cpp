@@ -36,7 +36,7 @@ QTreeWidget *smallTree(const QString &name, const QStringList &headers, QWidget 
 } // namespace
 
 AgentDetailPage::AgentDetailPage(LedgerModel *ledger, QWidget *parent)
-    : QWidget(parent)
+    : StatePage(parent)
     , m_title(new QLabel(this))
     , m_facts(new QLabel(this))
     , m_sparkline(new TrustSparkline(this))
@@ -101,20 +101,10 @@ void AgentDetailPage::setAgent(const QString &did)
     m_detail.did = did;
     m_ledgerFilter->setAgent(did);
     m_ledger->setVisible(!did.isEmpty()); // an empty filter would show everyone's ledger
-    refresh();
-}
-
-void AgentDetailPage::showState(const ConsoleState &state)
-{
-    m_state = &state;
-    if (isVisible())
-        refresh();
-}
-
-void AgentDetailPage::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    refresh();
+    if (state())
+        refreshNow();
+    else
+        fill();
 }
 
 QString AgentDetailPage::facts() const
@@ -131,26 +121,31 @@ QString AgentDetailPage::facts() const
     parts << (d.via.isEmpty() ? tr("not live") : tr("live over %1").arg(d.via));
     if (d.liveSessions > 0)
         parts << countOf(d.liveSessions, "MCP session", "MCP sessions");
-    if (d.lastSeen > 0 && m_state && m_state->frame())
+    if (d.lastSeen > 0 && state() && state()->frame())
         parts << tr("last seen %1 ago")
                      .arg(formatDuration(
-                         std::max<std::int64_t>(0, m_state->frame()->snapshot.at - d.lastSeen)));
+                         std::max<std::int64_t>(0, state()->frame()->snapshot.at - d.lastSeen)));
     parts << countOf(d.keys, "key", "keys");
     parts << tr("%1 released, %2 expired").arg(d.releases).arg(d.expiries);
     return parts.join(QStringLiteral(" · "));
 }
 
-void AgentDetailPage::refresh()
+void AgentDetailPage::refresh(const ConsoleState &state)
 {
-    if (m_state && !m_detail.did.isEmpty())
-        m_detail = AgentDetail::of(*m_state, m_detail.did);
+    if (!m_detail.did.isEmpty())
+        m_detail = AgentDetail::of(state, m_detail.did);
+    fill();
+}
+
+void AgentDetailPage::fill()
+{
     const bool someone = !m_detail.did.isEmpty() && m_detail.known;
     m_title->setText(m_detail.did.isEmpty() ? tr("No agent selected") : m_detail.did);
     m_facts->setText(facts());
     m_release->setEnabled(someone && !m_detail.leases.empty());
     m_suspend->setEnabled(someone);
     m_suspend->setText(m_detail.suspended ? tr("Unsuspend") : tr("Suspend"));
-    const std::int64_t now = m_state && m_state->frame() ? m_state->frame()->snapshot.at : 0;
+    const std::int64_t now = state() && state()->frame() ? state()->frame()->snapshot.at : 0;
     m_sparkline->setHistory(m_detail.trustHistory, now);
 
     m_leases->clear();

@@ -2,6 +2,8 @@
 
 #include "agentdetail.h"
 
+#include "statepage.h"
+
 #include <QWidget>
 
 class ConsoleState;
@@ -19,7 +21,7 @@ class TrustSparkline;
 // Worked out only while visible.
 //
 // Thread: the UI thread.
-class AgentDetailPage : public QWidget
+class AgentDetailPage : public StatePage
 {
     Q_OBJECT
 
@@ -29,8 +31,6 @@ public:
     // Shows `did` (empty: nobody).
     void setAgent(const QString &did);
     QString agent() const { return m_detail.did; }
-    // Takes in `state`'s frame; `state` must outlive the page.
-    void showState(const ConsoleState &state);
 
     const AgentDetail &detail() const { return m_detail; }
     QTreeWidget *leases() const { return m_leases; }
@@ -43,14 +43,11 @@ signals:
     void releaseHolderRequested(const QString &did);
     void suspendRequested(const QString &did, bool suspended);
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
-    void refresh();
+    void refresh(const ConsoleState &state) override;
+    void fill(); // the widgets from m_detail
 
     AgentDetail m_detail;
-    const ConsoleState *m_state = nullptr;
     QLabel *m_title, *m_facts;
     TrustSparkline *m_sparkline;
     QTreeWidget *m_leases, *m_waits;

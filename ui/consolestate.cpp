@@ -46,11 +46,6 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
             if (m_refusals.size() > kRefusalMemory)
                 m_refusals.pop_front();
         }
-    }
-    while (!m_refusals.empty() && now.at - m_refusals.front().first > kRefusalMemoryMs)
-        m_refusals.pop_front();
-
-    for (const LedgerEvent &e : m_frame->events) {
         const std::optional<Incident::Kind> kind = incidentKind(e);
         if (!kind)
             continue;
@@ -99,6 +94,9 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
             break;
         }
     }
+
+    while (!m_refusals.empty() && now.at - m_refusals.front().first > kRefusalMemoryMs)
+        m_refusals.pop_front();
 
     for (const TrustInfo &t : now.trust) {
         auto &history = m_trustHistory[t.actorDid];

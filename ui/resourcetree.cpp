@@ -3,6 +3,7 @@
 #include "consolestate.h"
 
 #include <algorithm>
+#include <utility>
 
 using namespace leasehold;
 
@@ -52,12 +53,12 @@ const ResourceTree::Node *ResourceTree::node(const QString &path) const
     return it == m_nodes.end() ? nullptr : &it->second;
 }
 
-ResourceTree::Node &ResourceTree::touch(const QString &resource)
+ResourceTree::Node *ResourceTree::add(const std::string &resource, int Node::*field)
 {
-    const QStringList paths = pathsOf(resource);
+    // The node for `resource` and every node above it, made when new, each counted once.
     QString parent;
     Node *last = nullptr;
-    for (const QString &path : paths) {
+    for (const QString &path : pathsOf(QString::fromStdString(resource))) {
         auto [it, fresh] = m_nodes.try_emplace(path);
         Node &n = it->second;
         if (fresh) {
@@ -67,39 +68,31 @@ ResourceTree::Node &ResourceTree::touch(const QString &resource)
                 parent.isEmpty() ? path : path.mid(parent.size() + (parent.endsWith(':') ? 0 : 1));
             n.pattern = isGlob(n.label);
         }
+        ++(n.*field);
         parent = path;
         last = &n;
     }
-    return *last;
+    return last;
 }
 
-void ResourceTree::update(const ConsoleState &state)
+bool ResourceTree::update(const ConsoleState &state)
 {
-    m_nodes.clear();
-    m_maxContention = 1;
-    const ConsoleFrame *f = state.frame();
-    if (!f)
-        return;
-    // Adds one to `field` of the node for `resource` and of every node above it.
-    auto count = [this](const std::string &resource, int Node::*field) {
-        const QString text = QString::fromStdString(resource);
-        if (text.isEmpty())
-            return;
-        touch(text);
-        for (const QString &path : pathsOf(text))
-            ++(m_nodes[path].*field);
-    };
-    for (const LeaseInfo &l : f->snapshot.leases) {
-        count(l.resource, &Node::held);
-        m_nodes[QString::fromStdString(l.resource)].holders << QString::fromStdString(l.holder);
+    const std::map<QString, Node> before = std::exchange(m_nodes, {});
+    const int maxBefore = std::exchange(m_maxContention, 1);
+    if (const ConsoleFrame *f = state.frame()) {
+        for (const LeaseInfo &l : f->snapshot.leases) {
+            if (Node *n = add(l.resource, &Node::held))
+                n->holders << QString::fromStdString(l.holder);
+        }
+        for (const WaiterInfo &w : f->snapshot.waiters)
+            add(w.resource, w.parked ? &Node::parked : &Node::wants);
+        for (const auto &[at, resource] : state.recentRefusals())
+            add(resource, &Node::refusals);
     }
-    for (const WaiterInfo &w : f->snapshot.waiters)
-        count(w.resource, w.parked ? &Node::parked : &Node::wants);
-    for (const auto &[at, resource] : state.recentRefusals())
-        count(resource, &Node::refusals);
     for (auto &[path, n] : m_nodes) {
         n.holders.sort();
         n.holders.removeDuplicates();
         m_maxContention = std::max(m_maxContention, n.contention());
     }
+    return m_nodes != before || m_maxContention != maxBefore;
 }

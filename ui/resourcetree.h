@@ -4,6 +4,7 @@
 #include <QStringList>
 
 #include <map>
+#include <string>
 
 class ConsoleState;
 
@@ -36,7 +37,8 @@ public:
         friend bool operator==(const Node &, const Node &) = default;
     };
 
-    void update(const ConsoleState &state);
+    // Takes in the state's frame; true when any node changed.
+    bool update(const ConsoleState &state);
 
     // By path; a parent sorts before its children.
     const std::map<QString, Node> &nodes() const { return m_nodes; }
@@ -48,7 +50,9 @@ public:
     static QStringList pathsOf(const QString &resource);
 
 private:
-    Node &touch(const QString &resource);
+    // Adds one to `field` of the node for `resource` and of every node above it, making those
+    // that are new; the resource's own node, or nothing for an empty name.
+    Node *add(const std::string &resource, int Node::*field);
 
     std::map<QString, Node> m_nodes;
     int m_maxContention = 1;

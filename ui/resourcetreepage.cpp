@@ -16,7 +16,7 @@ const QColor kRed(205, 45, 40);
 } // namespace
 
 ResourceTreePage::ResourceTreePage(QWidget *parent)
-    : QWidget(parent)
+    : StatePage(parent)
     , m_summary(new QLabel(this))
     , m_view(new QTreeWidget(this))
 {
@@ -53,29 +53,9 @@ QTreeWidgetItem *ResourceTreePage::item(const QString &path) const
     return it == m_items.end() ? nullptr : it->second;
 }
 
-void ResourceTreePage::showState(const ConsoleState &state)
+void ResourceTreePage::refresh(const ConsoleState &state)
 {
-    m_state = &state;
-    m_stale = true;
-    if (isVisible())
-        refresh();
-}
-
-void ResourceTreePage::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_stale)
-        refresh();
-}
-
-void ResourceTreePage::refresh()
-{
-    if (!m_state)
-        return;
-    m_stale = false;
-    const ResourceTree before = m_tree;
-    m_tree.update(*m_state);
-    if (before.nodes() == m_tree.nodes() && before.maxContention() == m_tree.maxContention())
+    if (!m_tree.update(state))
         return;
     const QSignalBlocker quiet(m_view); // rows going away are not the operator deselecting
     m_view->setSortingEnabled(false);   // rows keep their place while they are filled

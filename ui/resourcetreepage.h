@@ -2,7 +2,7 @@
 
 #include "resourcetree.h"
 
-#include <QWidget>
+#include "statepage.h"
 
 #include <map>
 
@@ -18,7 +18,7 @@ class QTreeWidgetItem;
 // (resourceSelected). The tree is worked out only while the page is visible.
 //
 // Thread: the UI thread.
-class ResourceTreePage : public QWidget
+class ResourceTreePage : public StatePage
 {
     Q_OBJECT
 
@@ -27,8 +27,6 @@ public:
 
     explicit ResourceTreePage(QWidget *parent = nullptr);
 
-    // Takes in `state`'s frame (now when visible, else once shown); `state` must outlive it.
-    void showState(const ConsoleState &state);
     const ResourceTree &tree() const { return m_tree; }
     QTreeWidget *view() const { return m_view; }
     QTreeWidgetItem *item(const QString &path) const;
@@ -38,16 +36,13 @@ signals:
     void resourceSelected(const QString &path);
 
 protected:
-    void showEvent(QShowEvent *event) override;
     void changeEvent(QEvent *event) override;
 
 private:
-    void refresh();
+    void refresh(const ConsoleState &state) override;
     void fill(QTreeWidgetItem *item, const ResourceTree::Node &node) const;
 
     ResourceTree m_tree;
-    const ConsoleState *m_state = nullptr;
-    bool m_stale = true;
     QLabel *m_summary;
     QTreeWidget *m_view;
     std::map<QString, QTreeWidgetItem *> m_items; // by path

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 #include <tuple>
+#include <utility>
 
 using namespace leasehold;
 
@@ -34,13 +35,20 @@ QPointF WaitGraphModel::placeOf(int slot) const
     return {(slot % kColumns) * kCellWidth, (slot / kColumns) * kCellHeight};
 }
 
-void WaitGraphModel::update(const ConsoleState &state)
+bool WaitGraphModel::update(const ConsoleState &state)
 {
-    m_nodes.clear();
-    m_edges.clear();
-    m_refusedPath.clear();
-    m_livePaths.clear();
-    m_hidden = 0;
+    const std::vector<Node> nodes = std::exchange(m_nodes, {});
+    const std::vector<Edge> edges = std::exchange(m_edges, {});
+    const QString refused = std::exchange(m_refusedPath, {});
+    const QStringList live = std::exchange(m_livePaths, {});
+    const int hidden = std::exchange(m_hidden, 0);
+    rebuild(state);
+    return nodes != m_nodes || edges != m_edges || refused != m_refusedPath ||
+           live != m_livePaths || hidden != m_hidden;
+}
+
+void WaitGraphModel::rebuild(const ConsoleState &state)
+{
     const ConsoleFrame *f = state.frame();
     if (!f) {
         m_slots.clear();

@@ -44,8 +44,9 @@ public:
         friend bool operator==(const Edge &, const Edge &) = default;
     };
 
-    // Takes in the state's frame; deadlocks refused before `now - kRefusedMemoryMs` are left out.
-    void update(const ConsoleState &state);
+    // Takes in the state's frame (deadlocks refused before `now - kRefusedMemoryMs` are left
+    // out); true when the graph changed.
+    bool update(const ConsoleState &state);
 
     const std::vector<Node> &nodes() const { return m_nodes; }
     const std::vector<Edge> &edges() const { return m_edges; }
@@ -64,6 +65,7 @@ public:
     static constexpr double kCellHeight = 170;
 
 private:
+    void rebuild(const ConsoleState &state);
     QPointF placeOf(int slot) const;
 
     std::vector<Node> m_nodes;

@@ -96,7 +96,7 @@ protected:
 } // namespace
 
 WaitGraphPage::WaitGraphPage(QWidget *parent)
-    : QWidget(parent)
+    : StatePage(parent)
     , m_summary(new QLabel(this))
     , m_scene(new QGraphicsScene(this))
     , m_view(new QGraphicsView(m_scene, this))
@@ -124,26 +124,9 @@ WaitGraphPage::WaitGraphPage(QWidget *parent)
     });
 }
 
-void WaitGraphPage::showState(const ConsoleState &state)
+void WaitGraphPage::refresh(const ConsoleState &state)
 {
-    m_state = &state;
-    m_stale = true;
-    if (isVisible())
-        refresh();
-}
-
-void WaitGraphPage::refresh()
-{
-    if (!m_state)
-        return;
-    m_stale = false;
-    const std::vector<WaitGraphModel::Node> nodes = m_graph.nodes();
-    const std::vector<WaitGraphModel::Edge> edges = m_graph.edges();
-    const QString refused = m_graph.refusedPath();
-    const bool drawn = !m_summary->text().isEmpty();
-    m_graph.update(*m_state);
-    if (!drawn || nodes != m_graph.nodes() || edges != m_graph.edges() ||
-        refused != m_graph.refusedPath())
+    if (m_graph.update(state) || !m_drawn)
         redraw();
 }
 
@@ -188,13 +171,6 @@ bool WaitGraphPage::eventFilter(QObject *watched, QEvent *event)
     return QWidget::eventFilter(watched, event);
 }
 
-void WaitGraphPage::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_stale)
-        refresh();
-}
-
 void WaitGraphPage::changeEvent(QEvent *event)
 {
     QWidget::changeEvent(event);
@@ -204,6 +180,7 @@ void WaitGraphPage::changeEvent(QEvent *event)
 
 void WaitGraphPage::redraw()
 {
+    m_drawn = true;
     const QSignalBlocker quiet(m_scene); // clearing is not the operator deselecting
     m_scene->clear();
     const QPalette pal = palette();

@@ -2,7 +2,7 @@
 
 #include "waitgraphmodel.h"
 
-#include <QWidget>
+#include "statepage.h"
 
 class ConsoleState;
 class QGraphicsScene;
@@ -21,15 +21,13 @@ class QLabel;
 // changed), so a busy engine costs it nothing while the operator looks elsewhere.
 //
 // Thread: the UI thread.
-class WaitGraphPage : public QWidget
+class WaitGraphPage : public StatePage
 {
     Q_OBJECT
 
 public:
     explicit WaitGraphPage(QWidget *parent = nullptr);
 
-    // Takes in `state`'s frame (now when visible, else once shown); `state` must outlive it.
-    void showState(const ConsoleState &state);
     const WaitGraphModel &graph() const { return m_graph; }
     QGraphicsView *view() const { return m_view; }
     QString summary() const;
@@ -40,17 +38,15 @@ signals:
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
-    void showEvent(QShowEvent *event) override;
     void changeEvent(QEvent *event) override;
 
 private:
-    void refresh();
+    void refresh(const ConsoleState &state) override;
     void redraw();
     void drawEdge(const WaitGraphModel::Edge &edge);
 
     WaitGraphModel m_graph;
-    const ConsoleState *m_state = nullptr;
-    bool m_stale = true; // a frame came since the graph was last worked out
+    bool m_drawn = false; // the scene shows the graph at least once
     QLabel *m_summary;
     QGraphicsScene *m_scene;
     QGraphicsView *m_view;

@@ -142,8 +142,6 @@ void TstStoreWriter::aFullBatchDoesNotWaitOutTheWindow()
     for (int i = 0; i < 100; ++i) {
         StoreOps ops = decision(++seq);
         last = o->store->submit(ops);
-        if (i % 10 == 0)
-            QTest::qWait(1);
     }
     QVERIFY(QTest::qWaitFor([&] { return o->durable >= last; }, 20'000));
     QCOMPARE(o->store->ledger(20'000, 1000, {}).size(), 100u);

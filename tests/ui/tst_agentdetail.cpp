@@ -2,10 +2,10 @@
 // snapshots and ledger events; what the detail says of one agent is checked against what the
 // engine did, then the page's lists, trust line, ledger and levers.
 
-#include "../core/enginetest.h"
 #include "agentdetail.h"
 #include "agentdetailpage.h"
 #include "consolestate.h"
+#include "framefixture.h"
 #include "ledgermodel.h"
 
 #include <QPushButton>
@@ -18,16 +18,12 @@
 using namespace leasehold;
 using namespace leasehold::test;
 
-class TestAgentDetail : public QObject, private EngineFixture
+class TestAgentDetail : public QObject, private FrameFixture
 {
     Q_OBJECT
 
 private slots:
-    void init()
-    {
-        reset();
-        m_taken = 0;
-    }
+    void init() { resetFrames(); }
     void cleanup() { finish(); }
 
     void detailFollowsTheEngine();
@@ -35,17 +31,6 @@ private slots:
     void thePageShowsTheAgentAndPullsItsLevers();
 
 private:
-    ConsoleFramePtr frame(ServiceFacts facts = {})
-    {
-        auto f = std::make_shared<ConsoleFrame>();
-        f->number = ++m_frames;
-        f->snapshot = m_engine->snapshot();
-        f->events.assign(m_listener.events.begin() + std::ptrdiff_t(m_taken),
-                         m_listener.events.end());
-        m_taken = m_listener.events.size();
-        f->facts = std::move(facts);
-        return f;
-    }
     // a holds two files and wants b's lock (holding, it may not park: a want); c waits, parked,
     // for one of a's files.
     void busy()
@@ -56,8 +41,6 @@ private:
         QVERIFY(std::holds_alternative<Parked>(
             m_engine->acquire(req("did:agent:c", {"src/a.cpp"}, Mode::Write, 60'000))));
     }
-    std::uint64_t m_frames = 0;
-    std::size_t m_taken = 0;
 };
 
 void TestAgentDetail::detailFollowsTheEngine()

@@ -43,6 +43,23 @@ bool selectRow(TablePage *page, int column, const QString &text)
     return false;
 }
 
+// a holds src/a.cpp and b the deploy lock, and the console's Holders show both; false (with
+// the failure reported) otherwise.
+bool holdAFileAndTheDeployLock(ConsoleFixture &f)
+{
+    if (!f.started || f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status != 200 ||
+        f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status != 200) {
+        QTest::qFail("the service did not grant the two leases", __FILE__, __LINE__);
+        return false;
+    }
+    SnapshotTableModel *holders = f.window->model(QStringLiteral("Holders"));
+    if (!QTest::qWaitFor([holders] { return holders->rowCount() == 2; }, 5000)) {
+        QTest::qFail("Holders did not show the two leases", __FILE__, __LINE__);
+        return false;
+    }
+    return true;
+}
+
 bool ledgerHas(const LedgerModel *m, leasehold::EventKind kind, const QString &actor)
 {
     for (int r = 0; r < m->rowCount(); ++r) {
@@ -75,11 +92,7 @@ private slots:
 void TestConsole::theResourceTreeNarrowsTheTables()
 {
     ConsoleFixture f;
-    QVERIFY(f.started);
-    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
-    QCOMPARE(f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status, 200);
-    SnapshotTableModel *holders = f.window->model(QStringLiteral("Holders"));
-    QTRY_COMPARE(holders->rowCount(), 2);
+    QVERIFY(holdAFileAndTheDeployLock(f));
     f.window->showView(QStringLiteral("Resources"));
     ResourceTreePage *tree = f.window->resourceTree();
     QTRY_VERIFY(tree->item(QStringLiteral("lock:deploy")));
@@ -109,11 +122,8 @@ void TestConsole::theResourceTreeNarrowsTheTables()
 void TestConsole::theAgentDetailFollowsTheSelection()
 {
     ConsoleFixture f;
-    QVERIFY(f.started);
-    QCOMPARE(f.acquire(kKeyA, QStringLiteral("src/a.cpp")).status, 200);
-    QCOMPARE(f.acquire(kKeyB, QStringLiteral("lock:deploy/production")).status, 200);
+    QVERIFY(holdAFileAndTheDeployLock(f));
     SnapshotTableModel *holders = f.window->model(QStringLiteral("Holders"));
-    QTRY_COMPARE(holders->rowCount(), 2);
     auto *dock = f.window->findChild<QDockWidget *>(QStringLiteral("agentDock"));
     QVERIFY(dock && dock->isHidden()); // until an agent is picked
 

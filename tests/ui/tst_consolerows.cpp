@@ -2,9 +2,9 @@
 // snapshots and ledger events, ConsoleState takes them in, and each view's rows and the
 // incidents are checked against what the engine did.
 
-#include "../core/enginetest.h"
 #include "consolerows.h"
 #include "consolestate.h"
+#include "framefixture.h"
 #include "ledgerformat.h"
 #include "ledgerjson.h"
 #include "wording.h"
@@ -15,16 +15,12 @@ using namespace leasehold;
 using namespace leasehold::test;
 using namespace consolerows;
 
-class TestConsoleRows : public QObject, private EngineFixture
+class TestConsoleRows : public QObject, private FrameFixture
 {
     Q_OBJECT
 
 private slots:
-    void init()
-    {
-        reset();
-        m_taken = 0;
-    }
+    void init() { resetFrames(); }
     void cleanup() { finish(); }
 
     void holdersShowEveryLease();
@@ -35,22 +31,6 @@ private slots:
     void pinsAndAgentsFollowTheEngine();
     void ratesAreMeasuredOverASecond();
     void theStoreFallingIllAndRecoveringIsSaidOnce();
-
-private:
-    // A frame of the engine as it is now, carrying the events recorded since the last one.
-    ConsoleFramePtr frame(ServiceFacts facts = {})
-    {
-        auto f = std::make_shared<ConsoleFrame>();
-        f->number = ++m_frames;
-        f->snapshot = m_engine->snapshot();
-        f->events.assign(m_listener.events.begin() + std::ptrdiff_t(m_taken),
-                         m_listener.events.end());
-        m_taken = m_listener.events.size();
-        f->facts = std::move(facts);
-        return f;
-    }
-    std::uint64_t m_frames = 0;
-    std::size_t m_taken = 0;
 };
 
 void TestConsoleRows::theStoreFallingIllAndRecoveringIsSaidOnce()

@@ -2,8 +2,8 @@
 // snapshots and ledger events; each node's counts are checked against the snapshot, and the
 // page's rows against the tree, updated in place.
 
-#include "../core/enginetest.h"
 #include "consolestate.h"
+#include "framefixture.h"
 #include "resourcetree.h"
 #include "resourcetreepage.h"
 
@@ -14,16 +14,12 @@
 using namespace leasehold;
 using namespace leasehold::test;
 
-class TestResourceTree : public QObject, private EngineFixture
+class TestResourceTree : public QObject, private FrameFixture
 {
     Q_OBJECT
 
 private slots:
-    void init()
-    {
-        reset();
-        m_taken = 0;
-    }
+    void init() { resetFrames(); }
     void cleanup() { finish(); }
 
     void pathsRunFromTheSchemeDown();
@@ -33,16 +29,6 @@ private slots:
     void rowsAreUpdatedInPlace();
 
 private:
-    ConsoleFramePtr frame()
-    {
-        auto f = std::make_shared<ConsoleFrame>();
-        f->number = ++m_frames;
-        f->snapshot = m_engine->snapshot();
-        f->events.assign(m_listener.events.begin() + std::ptrdiff_t(m_taken),
-                         m_listener.events.end());
-        m_taken = m_listener.events.size();
-        return f;
-    }
     // a holds two files and the deploy lock; b waits for one file, c was refused the other.
     void contend()
     {
@@ -51,8 +37,6 @@ private:
         m_engine->acquire(req("did:agent:b", {"src/a.cpp"}, Mode::Write, 60'000)); // parked
         m_engine->acquire(req("did:agent:c", {"src/lib/b.cpp"}));                  // refused
     }
-    std::uint64_t m_frames = 0;
-    std::size_t m_taken = 0;
 };
 
 void TestResourceTree::pathsRunFromTheSchemeDown()

@@ -2,8 +2,8 @@
 // snapshots and ledger events, and the graph's nodes, arrows and marks are checked against what
 // the engine did; then the page draws exactly that graph.
 
-#include "../core/enginetest.h"
 #include "consolestate.h"
+#include "framefixture.h"
 #include "waitgraphmodel.h"
 #include "waitgraphpage.h"
 
@@ -42,18 +42,26 @@ std::set<QString> arrows(const WaitGraphModel &g)
     return out;
 }
 
+// The DIDs of the agent boxes the page has drawn, sorted.
+QStringList boxesOf(const WaitGraphPage &page)
+{
+    QStringList boxes;
+    for (QGraphicsItem *item : page.view()->scene()->items()) {
+        if (item->flags() & QGraphicsItem::ItemIsSelectable)
+            boxes << item->data(0).toString();
+    }
+    boxes.sort();
+    return boxes;
+}
+
 } // namespace
 
-class TestWaitGraph : public QObject, private EngineFixture
+class TestWaitGraph : public QObject, private FrameFixture
 {
     Q_OBJECT
 
 private slots:
-    void init()
-    {
-        reset();
-        m_taken = 0;
-    }
+    void init() { resetFrames(); }
     void cleanup() { finish(); }
 
     void waitsAndWantsPointAtTheHolder();
@@ -63,29 +71,17 @@ private slots:
     void thePageDrawsTheGraph();
 
 private:
-    ConsoleFramePtr frame()
-    {
-        auto f = std::make_shared<ConsoleFrame>();
-        f->number = ++m_frames;
-        f->snapshot = m_engine->snapshot();
-        f->events.assign(m_listener.events.begin() + std::ptrdiff_t(m_taken),
-                         m_listener.events.end());
-        m_taken = m_listener.events.size();
-        return f;
-    }
     // left holds parser.cpp and wants lexer.cpp; right holds lexer.cpp and is refused
-    // parser.cpp as a deadlock.
+    // parser.cpp as a deadlock. Both hold for ten minutes.
     void refuseADeadlock()
     {
-        m_engine->acquire(req("did:agent:left", {"src/parser.cpp"}));
-        m_engine->acquire(req("did:agent:right", {"src/lexer.cpp"}));
+        m_engine->acquire(req("did:agent:left", {"src/parser.cpp"}, Mode::Write, 0, 600'000));
+        m_engine->acquire(req("did:agent:right", {"src/lexer.cpp"}, Mode::Write, 0, 600'000));
         m_engine->acquire(req("did:agent:left", {"src/lexer.cpp"})); // refused: a want
         const AcquireResult r =
             m_engine->acquire(req("did:agent:right", {"src/parser.cpp"}, Mode::Write, 5000));
         QCOMPARE(refusalOf(r).reason, RefusalReason::Deadlock);
     }
-    std::uint64_t m_frames = 0;
-    std::size_t m_taken = 0;
 };
 
 void TestWaitGraph::waitsAndWantsPointAtTheHolder()
@@ -131,14 +127,16 @@ void TestWaitGraph::aRefusedCycleIsDrawnWithExactlyItsEdges()
     QCOMPARE(g.node("did:agent:left")->mark, WaitGraphModel::Mark::RefusedCycle);
     QCOMPARE(g.node("did:agent:right")->mark, WaitGraphModel::Mark::RefusedCycle);
 
-    // A minute on, the refusal is history: what still waits is drawn plainly.
+    // A minute on, the refusal is history: left wanting lexer.cpp again is drawn plainly.
     m_clock.advance(WaitGraphModel::kRefusedMemoryMs + 1);
     m_engine->expireDue();
+    m_engine->acquire(req("did:agent:left", {"src/lexer.cpp"}));
     state.absorb(frame());
     g.update(state);
     QVERIFY(g.refusedPath().isEmpty());
-    for (const WaitGraphModel::Edge &e : g.edges())
-        QCOMPARE(e.mark, WaitGraphModel::Mark::None);
+    QCOMPARE(arrows(g),
+             (std::set<QString>{"did:agent:left -> did:agent:right (fs:src/lexer.cpp) wants"}));
+    QCOMPARE(g.node("did:agent:left")->mark, WaitGraphModel::Mark::None);
 }
 
 void TestWaitGraph::aLiveCycleOfWantsIsMarked()
@@ -220,13 +218,7 @@ void TestWaitGraph::thePageDrawsTheGraph()
     QCOMPARE(page.view()->accessibleName(), QStringLiteral("Wait-for graph"));
     QVERIFY(page.view()->focusPolicy() & Qt::TabFocus);
     // One selectable box per agent, named by its DID.
-    QStringList boxes;
-    for (QGraphicsItem *item : page.view()->scene()->items()) {
-        if (item->flags() & QGraphicsItem::ItemIsSelectable)
-            boxes << item->data(0).toString();
-    }
-    boxes.sort();
-    QCOMPARE(boxes, QStringList({"did:agent:left", "did:agent:right"}));
+    QCOMPARE(boxesOf(page), QStringList({"did:agent:left", "did:agent:right"}));
     QVERIFY2(page.summary().contains(state.deadlocks().back().cycle), qPrintable(page.summary()));
     QCOMPARE(page.view()->accessibleDescription(), page.summary());
 
@@ -253,6 +245,12 @@ void TestWaitGraph::thePageDrawsTheGraph()
     QCOMPARE(selected, QStringLiteral("did:agent:left"));
     QTest::keyClick(page.view(), Qt::Key_Right);
     QCOMPARE(selected, QStringLiteral("did:agent:right"));
+
+    // The next frame changes the graph: a third agent wants left's file, and its box is drawn.
+    m_engine->acquire(req("did:agent:third", {"src/parser.cpp"}));
+    state.absorb(frame());
+    page.showState(state);
+    QCOMPARE(boxesOf(page), QStringList({"did:agent:left", "did:agent:right", "did:agent:third"}));
 }
 
 QTEST_MAIN(TestWaitGraph)

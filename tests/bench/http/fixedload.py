@@ -11,12 +11,13 @@ import sys
 from httpclient import connect, receive, send
 
 
-def body(i):
-    """The i-th request of a connection: its path and body."""
-    agent = f"did:agent:{(i - i % 2) % 64}"
+def body(i, prefix=""):
+    """The i-th request of a connection: its path and body. Each connection names its own
+    agents and resources with `prefix`."""
+    agent = f"did:agent:{prefix}{(i - i % 2) % 64}"
     if i % 2 == 0:
         return ("/api/v1/acp/coordination/lease",
-                {"resource": f"lock:bench/{i % 64}", "actorDid": agent, "ttlMs": 5000})
+                {"resource": f"lock:bench/{prefix}{i % 64}", "actorDid": agent, "ttlMs": 5000})
     return ("/api/v1/acp/coordination/release", {"actorDid": agent})
 
 
@@ -32,10 +33,7 @@ async def crowd(port, n, connections):
     async def worker(c, count):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         for i in range(count):
-            path, data = body(i)
-            # Each connection is its own set of agents and resources.
-            data = json.loads(json.dumps(data).replace("did:agent:", f"did:agent:c{c}-")
-                              .replace("lock:bench/", f"lock:bench/c{c}/"))
+            path, data = body(i, f"c{c}-")
             raw = json.dumps(data).encode()
             writer.write(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(raw)}\r\n\r\n"
                          .encode() + raw)
