@@ -90,13 +90,18 @@ LeaseInfo LeaseEngine::describe(const LeaseRecord &l) const
     return info;
 }
 
-void LeaseEngine::recordGrant(const std::string &actor, const LeaseInfo &info, std::string reason)
+void LeaseEngine::recordGrant(const std::string &actor, const LeaseInfo &info, std::string reason,
+                              std::int64_t waitedMs)
 {
     if (m_journal)
         m_journal->putLease(info);
     recordEvent(
         EventKind::Granted, actor, info.resource, info.leaseId, info.token, std::move(reason),
-        [&](EventFacts &f) { f.mode = info.mode; }, info.ttlMs);
+        [&](EventFacts &f) {
+            f.mode = info.mode;
+            f.waitedMs = waitedMs;
+        },
+        info.ttlMs);
 }
 
 void LeaseEngine::journalAgent(const AgentRecord &a)
@@ -260,10 +265,11 @@ Refusal LeaseEngine::heldRefusal(const Request &req, const Contention &c, TimeMs
     return r;
 }
 
-Grant LeaseEngine::commit(const Request &req)
+Grant LeaseEngine::commit(const Request &req, std::int64_t waitedMs)
 {
     const TimeMs now = m_clock.nowMs();
     Grant grant;
+    grant.waitedMs = std::max<std::int64_t>(0, waitedMs);
     for (std::size_t i = 0; i < req.resources.size(); ++i) {
         const ResourceName &name = req.resources[i];
         LeaseRecord *l = ownLease(req.agent, name);
@@ -301,7 +307,7 @@ Grant LeaseEngine::commit(const Request &req)
         LeaseInfo info = describe(*l);
         info.extended = extended;
         ++m_counters.grants;
-        recordGrant(req.agent->did, info, extended ? "extend" : "");
+        recordGrant(req.agent->did, info, extended ? "extend" : "", waitedMs);
         grant.leases.push_back(std::move(info));
     }
     return grant;

@@ -162,7 +162,8 @@ private:
     struct Contention;
 
     std::optional<Contention> findContention(const Request &req, std::uint64_t beforeTicket) const;
-    Grant commit(const Request &req);
+    // Grants `req`; `waitedMs`: how long it waited parked (-1: it did not), for the ledger.
+    Grant commit(const Request &req, std::int64_t waitedMs = -1);
     Refusal contentionRefusal(const Contention &c, TimeMs now) const;
     // lease_held with the stampede back-off; records the requester's want.
     Refusal heldRefusal(const Request &req, const Contention &c, TimeMs now);
@@ -188,7 +189,8 @@ private:
     LeaseInfo describe(const LeaseRecord &lease) const;
     void journalAgent(const AgentRecord &agent);
     // Journals the lease a grant, extension or renewal left and records its ledger event.
-    void recordGrant(const std::string &actor, const LeaseInfo &info, std::string reason);
+    void recordGrant(const std::string &actor, const LeaseInfo &info, std::string reason,
+                     std::int64_t waitedMs = -1);
     // Who holds something conflicting with `name` now, other than `self` (empty: nobody).
     std::string holderOf(const ResourceName &name, bool exclusive, const AgentRecord *self) const;
     std::int64_t clampTtl(std::optional<std::int64_t> ttlMs) const;

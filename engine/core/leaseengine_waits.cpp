@@ -154,8 +154,7 @@ void LeaseEngine::wake(std::vector<ResourceName> freed)
             if (findContention(req, w->ticket))
                 continue;
             unpark(w);
-            Grant grant = commit(req);
-            grant.waitedMs = now - w->since;
+            Grant grant = commit(req, now - w->since);
             ++m_counters.waitsGranted;
             // A waiter leaving the queue may unblock ones that were behind it (cut off above).
             // Another waiter of the same agent may even come before the rest of this pass, since
@@ -286,8 +285,7 @@ void LeaseEngine::expireDue()
             unpark(w);
             const std::optional<Contention> c = findContention(req, w->ticket);
             if (!c) { // freed in this same instant: the grant wins over the deadline
-                Grant grant = commit(req);
-                grant.waitedMs = now - w->since;
+                Grant grant = commit(req, now - w->since);
                 ++m_counters.waitsGranted;
                 endWait(w, std::move(grant));
                 break;

@@ -120,6 +120,13 @@ void TstWaits::waiterGrantHasTheImmediateShape()
     QCOMPARE(l.grantedAt, m_clock.nowMs());
     QCOMPARE(l.expiresAt, m_clock.nowMs() + 12'000);
     QCOMPARE(l.token, 2u);
+    // The ledger tells the same: the grant after the wait carries how long it waited, the
+    // holder's grant (no wait) carries nothing.
+    const LedgerEvent &granted = m_listener.events.back();
+    QCOMPARE(granted.kind, EventKind::Granted);
+    QCOMPARE(granted.leaseId, l.leaseId);
+    QCOMPARE(granted.facts.waitedMs, 2'000);
+    QCOMPARE(m_listener.events.front().facts.waitedMs, -1);
 }
 
 void TstWaits::deadlineReturnsTheCurrentHolder()
