@@ -87,10 +87,13 @@ struct LedgerFilter
     std::string actor;
     std::string resource; // canonical
     std::string kind;     // as eventKindName spells it
+    TimeMs fromAt = 0;    // events at or after this time (0: any time)
 
     bool matches(const LedgerEvent &e) const
     {
         if (!actor.empty() && e.actorDid != actor)
+            return false;
+        if (e.at < fromAt)
             return false;
         if (!kind.empty() && eventKindName(e.kind) != kind)
             return false;

@@ -225,7 +225,7 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
     // The bounds, exactly: nothing older than retainRows events or retainMs before the newest.
     const std::uint64_t floor =
         std::max(since, newestSeq > bounds.retainRows ? newestSeq - bounds.retainRows : 0);
-    const TimeMs oldestAt = newestAt - bounds.retainMs;
+    const TimeMs oldestAt = std::max(newestAt - bounds.retainMs, filter.fromAt);
     QString where = QStringLiteral("seq > ? AND at >= ?");
     if (!filter.actor.empty())
         where += QStringLiteral(" AND actor = ?");
@@ -257,9 +257,18 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
             parts = std::move(visit);
         }
     }
+    bool reachedFrom = filter.fromAt <= newestAt - bounds.retainMs;
     for (const std::uint64_t part : parts) {
         if (part < partOf(floor + 1, bounds.rows))
             continue;
+        // A partition whose newest event is older than `fromAt` is passed over with one read
+        // of its last row (time grows with seq), not a scan for rows it cannot hold.
+        if (!reachedFrom) {
+            const auto [lastSeq, lastAt] = newestIn(db, {part});
+            if (lastSeq != 0 && lastAt < filter.fromAt)
+                continue;
+            reachedFrom = true;
+        }
         QSqlQuery q(db);
         q.setForwardOnly(true);
         if (!q.prepare(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY seq LIMIT ?")

@@ -498,7 +498,8 @@ void TstSqliteStore::queriesPageAcrossPartitionsWithEveryFilter()
     QVERIFY(store.load(&error));
     StoreOps ops;
     for (std::uint64_t seq = 1; seq <= 50; ++seq) {
-        LedgerEvent e = event(seq, seq % 2 ? "did:agent:odd" : "did:agent:even");
+        LedgerEvent e =
+            event(seq, seq % 2 ? "did:agent:odd" : "did:agent:even", 1000 + TimeMs(seq) * 10);
         e.kind = seq % 3 == 0 ? EventKind::Granted : EventKind::Released;
         e.resource = seq % 5 == 0 ? "fs:src/deep/x.cpp" : seq % 5 == 1 ? "fs:src" : "fs:srcx/y";
         ops.add(AppendEvent{e});
@@ -530,6 +531,19 @@ void TstSqliteStore::queriesPageAcrossPartitionsWithEveryFilter()
     QCOMPARE(seqs(store.ledger(0, 100, {{}, "fs:src/deep", {}})), range(5, 50, 5));
     QCOMPARE(seqs(store.ledger(0, 100, {"did:agent:odd", "fs:src", "coordination.lease.released"})),
              (std::vector<std::uint64_t>{1, 5, 11, 25, 31, 35, 41}));
+    // From a time: the partitions wholly before it are passed over, the cut inside one is exact,
+    // and it combines with paging and the other filters.
+    LedgerFilter from;
+    from.fromAt = 1000 + 30 * 10;
+    QCOMPARE(seqs(store.ledger(0, 100, from)), range(30, 50));
+    QCOMPARE(seqs(store.ledger(0, 4, from)), range(30, 33));
+    QCOMPARE(seqs(store.ledger(40, 4, from)), range(41, 44));
+    from.actor = "did:agent:even";
+    from.resource = "fs:src";
+    QCOMPARE(seqs(store.ledger(0, 100, from)), (std::vector<std::uint64_t>{30, 36, 40, 46, 50}));
+    from = {};
+    from.fromAt = 1000 + 51 * 10;
+    QVERIFY(store.ledger(0, 100, from).empty());
 }
 
 void TstSqliteStore::sealedPartitionsGetTheirIndexes()
