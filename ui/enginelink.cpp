@@ -21,6 +21,8 @@ EngineLink::EngineLink(ConsoleFeed *feed, ConsoleCommands *commands, QObject *pa
             Qt::QueuedConnection);
     connect(commands, &ConsoleCommands::exportFinished, this, &EngineLink::exportFinished,
             Qt::QueuedConnection);
+    connect(commands, &ConsoleCommands::ledgerRead, this, &EngineLink::ledgerRead,
+            Qt::QueuedConnection);
 }
 
 template<class F> void EngineLink::post(F &&call)
@@ -70,4 +72,13 @@ void EngineLink::mintKey(const QString &did)
 void EngineLink::exportLedger(const QString &path, const QString &format)
 {
     post([path, format](ConsoleCommands &c) { c.exportLedger(path, format, {}); });
+}
+
+quint64 EngineLink::readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter)
+{
+    const quint64 request = ++m_lastRequest;
+    post([request, since, limit, filter](ConsoleCommands &c) {
+        c.readLedger(request, since, limit, filter);
+    });
+    return request;
 }

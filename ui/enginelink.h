@@ -1,5 +1,6 @@
 #pragma once
 
+#include "consolecommands.h"
 #include "consoleframe.h"
 #include "ledgerevent.h"
 
@@ -7,7 +8,6 @@
 #include <QPointer>
 
 namespace leasehold {
-class ConsoleCommands;
 class ConsoleFeed;
 } // namespace leasehold
 
@@ -34,12 +34,17 @@ public:
     void setSuspended(const QString &did, bool suspended);
     void mintKey(const QString &did);
     void exportLedger(const QString &path, const QString &format);
+    // Asks for up to `limit` ledger events after `since` matching `filter`; the answer comes
+    // as ledgerRead(request, page), with the number this returns.
+    quint64 readLedger(std::uint64_t since, std::size_t limit,
+                       const leasehold::LedgerFilter &filter);
 
 signals:
     void frameArrived(leasehold::ConsoleFramePtr frame);
     void leverDone(const QString &summary);
     void keyMinted(const QString &did, const QString &key, const QString &error);
     void exportFinished(const QString &path, qint64 events, const QString &error);
+    void ledgerRead(quint64 request, leasehold::LedgerPagePtr page);
 
 private:
     template<class F> void post(F &&call);
@@ -47,4 +52,5 @@ private:
     QPointer<leasehold::ConsoleFeed> m_feed;
     QPointer<leasehold::ConsoleCommands> m_commands;
     QString m_operator;
+    quint64 m_lastRequest = 0;
 };

@@ -101,6 +101,14 @@ void ConsoleCommands::exportLedger(const QString &path, const QString &format,
     exportPage(std::move(job));
 }
 
+void ConsoleCommands::readLedger(quint64 request, std::uint64_t since, std::size_t limit,
+                                 const LedgerFilter &filter)
+{
+    m_host.readLedger(since, limit, filter, [this, request](std::vector<LedgerEvent> page) {
+        emit ledgerRead(request, std::make_shared<const std::vector<LedgerEvent>>(std::move(page)));
+    });
+}
+
 void ConsoleCommands::exportPage(std::shared_ptr<Export> job)
 {
     // Pages come from the store's reader thread; encoding and writing them happens on a worker,

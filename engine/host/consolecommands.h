@@ -2,6 +2,7 @@
 
 #include "ledgerevent.h"
 
+#include <QMetaType>
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
@@ -9,10 +10,14 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace leasehold {
 
 class EngineHost;
+
+// A page of the ledger read for the console, shared between threads without a copy.
+using LedgerPagePtr = std::shared_ptr<const std::vector<LedgerEvent>>;
 
 // The console's levers, carried out on the engine thread. The console calls these through
 // queued invocations (never directly from its own thread); each lever is recorded in the ledger
@@ -43,8 +48,13 @@ public:
     // Writes the ledger (store and recent ring) matching `filter` to `path` as "jsonl" or "csv",
     // a page at a time so agents are served between pages.
     void exportLedger(const QString &path, const QString &format, const LedgerFilter &filter);
+    // Reads up to `limit` events after `since` matching `filter` (the store, then the recent
+    // ring) off this thread's back, and answers with ledgerRead(request, page).
+    void readLedger(quint64 request, std::uint64_t since, std::size_t limit,
+                    const LedgerFilter &filter);
 
 signals:
+    void ledgerRead(quint64 request, leasehold::LedgerPagePtr page);
     void leverDone(const QString &summary);
     void keyMinted(const QString &did, const QString &key, const QString &error);
     void exportFinished(const QString &path, qint64 events, const QString &error);
@@ -64,3 +74,5 @@ private:
 };
 
 } // namespace leasehold
+
+Q_DECLARE_METATYPE(leasehold::LedgerPagePtr)
