@@ -55,11 +55,17 @@ std::vector<TableRow> holderRows(const ConsoleState &state)
         return rows;
     const Snapshot &s = state.frame()->snapshot;
     rows.reserve(s.leases.size());
+    // Converted once per frame, not once per row: a table of 10 000 leases shares them.
+    const QString modes[] = {q(std::string(modeName(Mode::Read))),
+                             q(std::string(modeName(Mode::Write))),
+                             q(std::string(modeName(Mode::Delete)))};
+    const QString ending = tr("ending when unpinned");
     for (const LeaseInfo &l : s.leases) {
-        TableRow row{q(l.leaseId),
-                     {q(l.resource), q(l.holder), q(std::string(modeName(l.mode))), big(l.token),
+        const QString id = q(l.leaseId);
+        TableRow row{id,
+                     {q(l.resource), q(l.holder), modes[int(l.mode)], big(l.token),
                       qint64(l.grantedAt), qint64(l.expiresAt), qint64(l.ttlMs), l.pins,
-                      l.pendingRelease ? tr("ending when unpinned") : QString(), q(l.leaseId)}};
+                      l.pendingRelease ? ending : QString(), id}};
         if (l.pendingRelease || l.expiresAt - s.at < 5000)
             row.mark = RowMark::Attention;
         rows.push_back(std::move(row));

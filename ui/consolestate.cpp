@@ -43,6 +43,7 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
     for (const LedgerEvent &e : m_frame->events) {
         if (e.kind == EventKind::Refused) {
             m_refusals.emplace_back(e.at, e.resource);
+            ++m_refusalsRecorded;
             if (m_refusals.size() > kRefusalMemory)
                 m_refusals.pop_front();
         }

@@ -67,6 +67,9 @@ public:
     {
         return m_refusals;
     }
+    // How many refusals have been added to recentRefusals() since the start: the newest
+    // `refusalsRecorded() - n` of them came after a reader that saw n.
+    std::uint64_t refusalsRecorded() const { return m_refusalsRecorded; }
 
     static constexpr std::size_t kDeadlockMemory = 200;
     static constexpr std::int64_t kTrendWindowMs = 60'000;
@@ -78,6 +81,7 @@ private:
     leasehold::ConsoleFramePtr m_frame;
     std::deque<DeadlockRecord> m_deadlocks; // newest last
     std::deque<std::pair<std::int64_t, std::string>> m_refusals;
+    std::uint64_t m_refusalsRecorded = 0;
     std::map<std::string, std::deque<std::pair<std::int64_t, double>>> m_trustHistory;
     std::map<std::string, std::int64_t> m_lastExpiry;
     // (time, did -> score), one sample every few seconds, newest last

@@ -47,52 +47,133 @@ QStringList ResourceTree::pathsOf(const QString &resource)
     return paths;
 }
 
-const ResourceTree::Node *ResourceTree::node(const QString &path) const
+std::map<QString, ResourceTree::Node>::const_iterator
+ResourceTree::subtreeEnd(std::map<QString, Node>::const_iterator at) const
 {
-    const auto it = m_nodes.find(path);
-    return it == m_nodes.end() ? nullptr : &it->second;
+    // Below "fs:" lies every "fs:…"; below "fs:src" every "fs:src/…" ('0' follows '/').
+    const QString &path = at->first;
+    if (path.endsWith(QLatin1Char(':')))
+        return m_nodes.lower_bound(path.left(path.size() - 1) + QLatin1Char(';'));
+    return m_nodes.lower_bound(path + QLatin1Char('0'));
 }
 
-ResourceTree::Node *ResourceTree::add(const std::string &resource, int Node::*field)
+int ResourceTree::childCount(const QString &path) const
+{
+    const auto at = m_nodes.find(path);
+    if (at == m_nodes.end())
+        return 0;
+    int count = 0;
+    for (auto it = std::next(at), end = subtreeEnd(at); it != end; ++it)
+        count += it->second.parent == path ? 1 : 0;
+    return count;
+}
+
+const ResourceTree::Node *ResourceTree::node(const QString &path) const
+{
+    return m_index.value(path);
+}
+
+void ResourceTree::touch(Node &n)
+{
+    m_before.try_emplace(&n, n);
+}
+
+void ResourceTree::add(const std::string &resource, int Node::*field, int delta,
+                       const std::string *holder)
 {
     // The node for `resource` and every node above it, made when new, each counted once.
     QString parent;
     Node *last = nullptr;
     for (const QString &path : pathsOf(QString::fromStdString(resource))) {
-        auto [it, fresh] = m_nodes.try_emplace(path);
-        Node &n = it->second;
-        if (fresh) {
+        Node *&indexed = m_index[path];
+        if (!indexed) {
+            m_changed = true;
+            Node &n = m_nodes[path];
             n.path = path;
             n.parent = parent;
             n.label =
                 parent.isEmpty() ? path : path.mid(parent.size() + (parent.endsWith(':') ? 0 : 1));
             n.pattern = isGlob(n.label);
+            indexed = &n;
         }
-        ++(n.*field);
+        touch(*indexed);
+        indexed->*field += delta;
         parent = path;
-        last = &n;
+        last = indexed;
     }
-    return last;
+    if (!last || !holder)
+        return;
+    const QString who = QString::fromStdString(*holder);
+    int &leases = last->holderLeases[who];
+    leases += delta;
+    if (leases == delta && delta > 0) { // a new holder: into the sorted list
+        last->holders.insert(std::lower_bound(last->holders.begin(), last->holders.end(), who),
+                             who);
+    } else if (leases <= 0) {
+        last->holderLeases.erase(who);
+        last->holders.removeOne(who);
+    }
 }
 
 bool ResourceTree::update(const ConsoleState &state)
 {
-    const std::map<QString, Node> before = std::exchange(m_nodes, {});
-    const int maxBefore = std::exchange(m_maxContention, 1);
+    m_changed = false;
+    m_before.clear();
+    const std::uint64_t now = ++m_updates;
+    for (const auto &[resource, field] : std::exchange(m_transient, {}))
+        add(resource, field, -1);
     if (const ConsoleFrame *f = state.frame()) {
         for (const LeaseInfo &l : f->snapshot.leases) {
-            if (Node *n = add(l.resource, &Node::held))
-                n->holders << QString::fromStdString(l.holder);
+            auto [it, fresh] = m_leases.try_emplace(l.leaseId);
+            it->second.seen = now;
+            if (!fresh)
+                continue;
+            it->second.resource = l.resource;
+            it->second.holder = l.holder;
+            add(l.resource, &Node::held, 1, &l.holder);
         }
         for (const WaiterInfo &w : f->snapshot.waiters)
-            add(w.resource, w.parked ? &Node::parked : &Node::wants);
-        for (const auto &[at, resource] : state.recentRefusals())
-            add(resource, &Node::refusals);
+            m_transient.emplace_back(w.resource, w.parked ? &Node::parked : &Node::wants);
+        for (const auto &[resource, field] : m_transient)
+            add(resource, field, 1);
+        // Refusals of the last minute: those that aged out of the state's memory leave its
+        // front, the new ones came at its back.
+        const auto &refusals = state.recentRefusals();
+        const std::size_t fresh = std::size_t(std::min<std::uint64_t>(
+            state.refusalsRecorded() - m_refusalsRecorded, refusals.size()));
+        m_refusalsRecorded = state.refusalsRecorded();
+        std::size_t aged = std::min(m_refusals.size(), m_refusals.size() + fresh - refusals.size());
+        for (; aged > 0; --aged) {
+            add(m_refusals.front(), &Node::refusals, -1);
+            m_refusals.pop_front();
+        }
+        for (std::size_t i = refusals.size() - fresh; i < refusals.size(); ++i) {
+            add(refusals[i].second, &Node::refusals, 1);
+            m_refusals.push_back(refusals[i].second);
+        }
     }
-    for (auto &[path, n] : m_nodes) {
-        n.holders.sort();
-        n.holders.removeDuplicates();
+    std::erase_if(m_leases, [&](auto &entry) {
+        if (entry.second.seen == now)
+            return false;
+        add(entry.second.resource, &Node::held, -1, &entry.second.holder);
+        return true;
+    });
+    // What counts nothing any more goes; the largest contention is found again.
+    m_changed |= std::erase_if(m_nodes, [this](const auto &entry) {
+                     const Node &n = entry.second;
+                     const bool idle = n.held + n.contention() == 0;
+                     if (idle) {
+                         m_before.erase(const_cast<Node *>(&n));
+                         m_index.remove(entry.first);
+                     }
+                     return idle;
+                 }) > 0;
+    const int maxBefore = std::exchange(m_maxContention, 1);
+    for (const auto &[path, n] : m_nodes)
         m_maxContention = std::max(m_maxContention, n.contention());
-    }
-    return m_nodes != before || m_maxContention != maxBefore;
+    bool moved = m_changed || m_maxContention != maxBefore;
+    for (const auto &[node, was] : m_before)
+        moved = moved || !(*node == was);
+    m_before.clear();
+    return moved;
 }

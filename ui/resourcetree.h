@@ -1,10 +1,15 @@
 #pragma once
 
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
+#include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 class ConsoleState;
 
@@ -30,7 +35,8 @@ public:
         int parked = 0;
         int wants = 0;
         int refusals = 0;
-        QStringList holders; // who holds exactly this resource, sorted
+        QStringList holders;                 // who holds exactly this resource, sorted
+        std::map<QString, int> holderLeases; // how many leases each holds on it
 
         // How contended its subtree is: what waits, wants or was turned away.
         int contention() const { return parked + wants + refusals; }
@@ -43,6 +49,11 @@ public:
     // By path; a parent sorts before its children.
     const std::map<QString, Node> &nodes() const { return m_nodes; }
     const Node *node(const QString &path) const;
+    // The first node after `at`'s subtree (nodes below a path follow it in order).
+    std::map<QString, Node>::const_iterator
+    subtreeEnd(std::map<QString, Node>::const_iterator at) const;
+    // How many nodes have `path` as their parent.
+    int childCount(const QString &path) const;
     // The largest contention of any node, for shading (at least 1).
     int maxContention() const { return m_maxContention; }
 
@@ -50,10 +61,31 @@ public:
     static QStringList pathsOf(const QString &resource);
 
 private:
-    // Adds one to `field` of the node for `resource` and of every node above it, making those
-    // that are new; the resource's own node, or nothing for an empty name.
-    Node *add(const std::string &resource, int Node::*field);
+    // Adds `delta` to `field` of the node for `resource` and of every node above it, making
+    // those that are new; `holder` (for a lease) is counted on the resource's own node.
+    void add(const std::string &resource, int Node::*field, int delta,
+             const std::string *holder = nullptr);
+    // Remembers `n` as it was before this update first changed it.
+    void touch(Node &n);
+
+    // What a lease counted for when it was last seen.
+    struct Counted
+    {
+        std::string resource;
+        std::string holder;
+        std::uint64_t seen = 0; // the update that last saw it
+    };
 
     std::map<QString, Node> m_nodes;
+    QHash<QString, Node *> m_index; // the same nodes by path, for counting without comparing
+    // Leases are counted by what changed since the last frame (a frame of 10 000 leases that
+    // changed a few costs a few); waits and refusals, fewer and short-lived, are counted anew.
+    std::unordered_map<std::string, Counted> m_leases; // by lease id
+    std::vector<std::pair<std::string, int Node::*>> m_transient;
+    std::deque<std::string> m_refusals; // the refusals counted, oldest first
+    std::uint64_t m_refusalsRecorded = 0;
+    std::map<Node *, Node> m_before; // nodes this update changed, as they were
+    std::uint64_t m_updates = 0;
+    bool m_changed = false; // a node came or went in this update
     int m_maxContention = 1;
 };

@@ -7,6 +7,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <vector>
 
 namespace {
@@ -39,6 +41,9 @@ ResourceTreePage::ResourceTreePage(QWidget *parent)
     column->addWidget(m_summary);
     column->addWidget(m_view, 1);
     m_summary->setText(tr("Nothing is held, waited for or refused."));
+    // Opening a row makes its children's rows; closing it lets them go.
+    connect(m_view, &QTreeWidget::itemExpanded, this, [this] { syncItems(); });
+    connect(m_view, &QTreeWidget::itemCollapsed, this, [this] { syncItems(); });
     connect(m_view, &QTreeWidget::itemSelectionChanged, this, [this] {
         const QList<QTreeWidgetItem *> selected = m_view->selectedItems();
         emit resourceSelected(selected.isEmpty()
@@ -55,35 +60,56 @@ QTreeWidgetItem *ResourceTreePage::item(const QString &path) const
 
 void ResourceTreePage::refresh(const ConsoleState &state)
 {
-    if (!m_tree.update(state))
-        return;
+    if (m_tree.update(state))
+        syncItems();
+}
+
+void ResourceTreePage::syncItems()
+{
     const QSignalBlocker quiet(m_view); // rows going away are not the operator deselecting
     m_view->setSortingEnabled(false);   // rows keep their place while they are filled
-    // Gone first, deepest first, so a parent is never deleted before its children.
-    std::vector<QString> gone;
+    // Rows exist only under open rows: a folder of 10 000 leases costs one row until opened.
+    // Gone: a node that left, or one whose parent is gone or closed (parents come first).
+    std::set<QString> gone;
     for (const auto &[path, item] : m_items) {
-        if (!m_tree.node(path))
-            gone.push_back(path);
+        const ResourceTree::Node *node = m_tree.node(path);
+        const QTreeWidgetItem *parent = item->parent();
+        if (!node || (parent && (gone.count(node->parent) || !parent->isExpanded())))
+            gone.insert(path);
     }
-    std::sort(gone.begin(), gone.end(),
+    // Deepest first, so a parent is never deleted before its children.
+    std::vector<QString> order(gone.begin(), gone.end());
+    std::sort(order.begin(), order.end(),
               [](const QString &a, const QString &b) { return a.size() > b.size(); });
-    for (const QString &path : gone) {
+    for (const QString &path : order) {
         delete m_items[path];
         m_items.erase(path);
     }
-    // Then the rest, parents before children (a parent's path sorts first).
+    // Then the rest, parents before children (a parent's path sorts first); the nodes under a
+    // closed row are passed over in one step, so a frame costs what is open, not what exists.
+    const std::map<QString, ResourceTree::Node> &nodes = m_tree.nodes();
     int contended = 0;
-    for (const auto &[path, node] : m_tree.nodes()) {
+    for (const auto &[path, node] : nodes)
+        contended += node.parent.isEmpty() ? node.contention() : 0;
+    for (auto it = nodes.begin(); it != nodes.end();) {
+        const auto &[path, node] = *it;
+        QTreeWidgetItem *parent = nullptr;
+        if (!node.parent.isEmpty())
+            parent = m_items.at(node.parent); // the parent's row was made (and is open)
         QTreeWidgetItem *&item = m_items[path];
         if (!item) {
-            QTreeWidgetItem *parent = node.parent.isEmpty() ? nullptr : m_items[node.parent];
             item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(m_view);
             item->setData(Resource, Qt::UserRole, path);
-            // Schemes and their first folders open; deeper folders start collapsed.
-            item->setExpanded(ResourceTree::pathsOf(path).size() <= 2);
+            // Schemes and their first folders open, unless crowded; deeper folders start closed.
+            item->setExpanded(ResourceTree::pathsOf(path).size() <= 2 &&
+                              m_tree.childCount(path) <= kOpenChildren);
         }
+        const auto below = m_tree.subtreeEnd(it);
+        item->setChildIndicatorPolicy(std::next(it) != below
+                                          ? QTreeWidgetItem::ShowIndicator
+                                          : QTreeWidgetItem::DontShowIndicatorWhenChildless);
         fill(item, node);
-        contended += node.parent.isEmpty() ? node.contention() : 0;
+        it = item->isExpanded() ? std::next(it) : below;
     }
     m_view->setSortingEnabled(true);
     m_summary->setText(m_tree.nodes().empty()

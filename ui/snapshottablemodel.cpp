@@ -22,6 +22,7 @@ void SnapshotTableModel::apply(std::vector<TableRow> rows)
         incoming.insert(rows[std::size_t(i)].key, i);
 
     // Removals, bottom up in contiguous ranges, so indices above stay valid.
+    const std::size_t before = m_rows.size();
     for (int last = int(m_rows.size()) - 1; last >= 0;) {
         if (incoming.contains(m_rows[std::size_t(last)].key)) {
             --last;
@@ -35,7 +36,8 @@ void SnapshotTableModel::apply(std::vector<TableRow> rows)
         endRemoveRows();
         last = first - 1;
     }
-    reindex();
+    if (m_rows.size() != before)
+        reindex(); // rows moved up; otherwise every row kept its place
 
     // Changes in place, one dataChanged per contiguous range.
     const int lastColumn = int(m_columns.size()) - 1;

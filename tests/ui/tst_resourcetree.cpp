@@ -9,7 +9,9 @@
 
 #include <QSignalSpy>
 #include <QTest>
+
 #include <QTreeWidget>
+#include <random>
 
 using namespace leasehold;
 using namespace leasehold::test;
@@ -27,6 +29,8 @@ private slots:
     void patternsAreShownAsSuch();
     void refusalsAreForgottenAfterAMinute();
     void rowsAreUpdatedInPlace();
+    void countingFrameByFrameMatchesCountingAfresh();
+    void aCrowdedFolderCostsOneRowUntilOpened();
 
 private:
     // a holds two files and the deploy lock; b waits for one file, c was refused the other.
@@ -158,6 +162,92 @@ void TestResourceTree::rowsAreUpdatedInPlace()
     QCOMPARE(selected.count(), 1); // rows going away are not a new selection
     m_engine->release("did:agent:a", {});
     m_engine->release("did:agent:b", {});
+}
+
+void TestResourceTree::countingFrameByFrameMatchesCountingAfresh()
+{
+    // Leases come and go, waits park and end, refusals age out: the tree that counts what
+    // changed frame by frame holds exactly what a tree counting the frame from nothing does.
+    std::mt19937 random(7);
+    const std::vector<std::string> names = {"src/a.cpp", "src/lib/b.cpp",          "src/lib/c.cpp",
+                                            "docs/x.md", "lock:deploy/production", "lock:db"};
+    const std::vector<std::string> agents = {"did:agent:a", "did:agent:b", "did:agent:c"};
+    ConsoleState state;
+    ResourceTree tree;
+    for (int step = 0; step < 400; ++step) {
+        const std::string &agent = agents[random() % agents.size()];
+        const std::string &resource = names[random() % names.size()];
+        switch (random() % 4) {
+        case 0:
+        case 1: // acquire: granted, parked, or refused
+            m_engine->acquire(req(agent, {resource}, random() % 2 ? Mode::Read : Mode::Write,
+                                  random() % 3 == 0 ? 5'000 : 0, 20'000));
+            break;
+        case 2:
+            m_engine->release(agent, {name(resource)});
+            break;
+        case 3:
+            m_clock.advance(std::int64_t(random() % 9'000));
+            m_engine->expireDue();
+            break;
+        }
+        if (step % 3 != 0)
+            continue; // several changes to a frame
+        state.absorb(frame());
+        tree.update(state);
+        ResourceTree afresh;
+        afresh.update(state);
+        QCOMPARE(tree.nodes().size(), afresh.nodes().size());
+        for (const auto &[path, node] : afresh.nodes()) {
+            const ResourceTree::Node *kept = tree.node(path);
+            QVERIFY2(kept, qPrintable(path));
+            QVERIFY2(*kept == node, qPrintable(QStringLiteral("%1: held %2/%3 parked %4/%5 wants "
+                                                              "%6/%7 refused %8/%9")
+                                                   .arg(path)
+                                                   .arg(kept->held)
+                                                   .arg(node.held)
+                                                   .arg(kept->parked)
+                                                   .arg(node.parked)
+                                                   .arg(kept->wants)
+                                                   .arg(node.wants)
+                                                   .arg(kept->refusals)
+                                                   .arg(node.refusals)));
+        }
+        QCOMPARE(tree.maxContention(), afresh.maxContention());
+    }
+    QVERIFY(state.refusalsRecorded() > 10); // the walk did refuse, and refusals aged out
+    for (const std::string &agent : agents)
+        m_engine->release(agent, {});
+}
+
+void TestResourceTree::aCrowdedFolderCostsOneRowUntilOpened()
+{
+    // More leases in one folder than open by themselves: one closed row, until it is opened.
+    std::vector<std::string> many;
+    for (int i = 0; i < ResourceTreePage::kOpenChildren + 1; ++i)
+        m_engine->acquire(req("did:agent:a", {"lock:load/" + std::to_string(i)}));
+    m_engine->acquire(req("did:agent:a", {"src/a.cpp"}));
+    ConsoleState state;
+    state.absorb(frame());
+    ResourceTreePage page;
+    page.resize(900, 500);
+    page.show();
+    page.showState(state);
+    QTreeWidgetItem *load = page.item("lock:load");
+    QVERIFY(load);
+    QVERIFY(!load->isExpanded());
+    QCOMPARE(load->childCount(), 0);
+    QCOMPARE(load->childIndicatorPolicy(), QTreeWidgetItem::ShowIndicator);
+    QCOMPARE(load->data(ResourceTreePage::Held, Qt::DisplayRole).toInt(),
+             ResourceTreePage::kOpenChildren + 1);
+    QVERIFY(!page.item("lock:load/0"));
+    QVERIFY(page.item("fs:src/a.cpp")); // a quiet folder is open as before
+    load->setExpanded(true);
+    QCOMPARE(load->childCount(), ResourceTreePage::kOpenChildren + 1);
+    QVERIFY(page.item("lock:load/0"));
+    load->setExpanded(false);
+    QVERIFY(!page.item("lock:load/0"));
+    m_engine->release("did:agent:a", {});
 }
 
 QTEST_MAIN(TestResourceTree)
