@@ -13,6 +13,7 @@
 #include "resourcetreepage.h"
 #include "snapshottablemodel.h"
 #include "tablepage.h"
+#include "timelinepage.h"
 #include "waitgraphpage.h"
 #include "wording.h"
 
@@ -43,6 +44,7 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
     , m_overview(new OverviewPage(this))
     , m_waitGraph(new WaitGraphPage(this))
     , m_resourceTree(new ResourceTreePage(this))
+    , m_timeline(new TimelinePage(this))
     , m_ledger(new LedgerModel(10'000, this))
     , m_ledgerFilter(new LedgerFilterProxy(this))
     , m_notifier(new IncidentNotifier(this))
@@ -109,12 +111,12 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
 MainWindow::~MainWindow() = default;
 
 TablePage *MainWindow::addTable(const QString &name, std::vector<TableColumn> columns,
-                                RowBuilder rows, QSortFilterProxyModel *proxy)
+                                RowBuilder rows, QSortFilterProxyModel *proxy, RowCount count)
 {
     auto *model = new SnapshotTableModel(std::move(columns), this);
     auto *page = new TablePage(name, model, proxy, m_stack);
     m_stack->addWidget(page);
-    m_tables.push_back({model, page, rows, addNavItem(name)});
+    m_tables.push_back({model, page, rows, addNavItem(name), count});
     return page;
 }
 
@@ -143,9 +145,19 @@ void MainWindow::buildViews()
     m_stack->addWidget(m_resourceTree);
     connect(m_resourceTree, &ResourceTreePage::resourceSelected, this,
             &MainWindow::filterToResource);
+    addNavItem(tr("Timeline"));
+    m_stack->addWidget(m_timeline);
+    m_timeline->setHistoryReader(
+        [this](std::uint64_t since, std::size_t limit, const LedgerFilter &filter) {
+            return m_link->readLedger(since, limit, filter);
+        });
+    connect(m_link, &EngineLink::ledgerRead, m_timeline, &TimelinePage::takeHistory);
+    connect(m_timeline, &TimelinePage::leaseActivated, this, &MainWindow::showLease);
     // Holders: besides the text filter, "what covers this path?" (a folder, a pattern).
     auto *covers = new CoverFilterProxy(HolderResource, this);
-    TablePage *holders = addTable(tr("Holders"), holderColumns(), holderRows, covers);
+    TablePage *holders =
+        addTable(tr("Holders"), holderColumns(), holderRows, covers,
+                 [](const ConsoleState &s) { return s.frame()->snapshot.leases.size(); });
     auto *path = new QLineEdit(holders);
     path->setObjectName(QStringLiteral("coversFilter"));
     path->setPlaceholderText(tr("What covers this path?"));
@@ -192,6 +204,16 @@ void MainWindow::buildViews()
 
     m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 64); // room for "Deadlocks  12"
     connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
+    connect(m_stack, &QStackedWidget::currentChanged, this, [this] {
+        for (const Table &t : m_tables) {
+            if (t.stale && m_stack->currentWidget() == t.page && m_state.frame()) {
+                t.model->setNow(m_state.frame()->snapshot.at);
+                t.model->apply(t.rows(m_state));
+            }
+        }
+    });
+    m_present.setSingleShot(true);
+    connect(&m_present, &QTimer::timeout, this, &MainWindow::present);
 
     m_banner->setObjectName(QStringLiteral("banner"));
     m_banner->setWordWrap(true);
@@ -269,28 +291,51 @@ std::int64_t MainWindow::engineNow() const
 
 void MainWindow::applyFrame(ConsoleFramePtr frame)
 {
+    // What must see every frame takes it now: incidents, the ledger, the timeline. Tables and
+    // pictures are drawn from the newest frame once the queue is drained (present), so a burst
+    // of frames never piles up on this thread.
     m_sinceFrame.start();
-    ++m_frames;
+    ++m_unpresented;
     const std::vector<Incident> incidents = m_state.absorb(frame);
-    const std::int64_t now = frame->snapshot.at;
-    for (const Table &t : m_tables) {
-        t.model->setNow(now);
-        t.model->apply(t.rows(m_state));
+    m_timeline->absorb(*frame);
+    m_ledger->append(frame->events);
+    m_notifier->report(incidents);
+    if (!m_present.isActive())
+        m_present.start(int(std::min<qint64>(m_presentCostMs, 1000)));
+}
+
+void MainWindow::present()
+{
+    QElapsedTimer took;
+    took.start();
+    const std::int64_t now = m_state.frame()->snapshot.at;
+    for (Table &t : m_tables) {
+        // A hidden table with many rows is built when shown; its count comes from the frame.
+        const std::size_t estimate = t.size ? t.size(m_state) : 0;
+        const bool build = m_stack->currentWidget() == t.page || estimate <= kEagerRows;
+        if (build) {
+            t.model->setNow(now);
+            t.model->apply(t.rows(m_state));
+        }
+        t.stale = !build;
         // Each table's row count next to its name, so "how many are waiting?" needs no click.
         const QString name = t.nav->data(Qt::UserRole).toString();
-        const int rows = t.model->rowCount();
+        const int rows = build ? t.model->rowCount() : int(estimate);
         const QString text = rows ? QStringLiteral("%1  %2").arg(name).arg(rows) : name;
         if (t.nav->text() != text)
             t.nav->setText(text);
     }
-    m_ledger->append(frame->events);
     m_ledger->setNow(now);
     m_overview->showState(m_state);
     m_waitGraph->showState(m_state);
     m_resourceTree->showState(m_state);
+    m_timeline->showState(m_state);
     m_agentDetail->showState(m_state);
-    m_notifier->report(incidents);
     updateStatus();
+    m_frames += std::exchange(m_unpresented, 0);
+    // The next present waits as long as this one took: drawing never takes more than half
+    // of this thread, however large the frames.
+    m_presentCostMs = took.elapsed();
 }
 
 void MainWindow::tick()
@@ -403,7 +448,8 @@ void MainWindow::filterToResource(const QString &path)
 {
     auto *ledgerResource = m_ledgerPage->findChild<QLineEdit *>(QStringLiteral("resourceFilter"));
     QList<QLineEdit *> filters = {page(tr("Holders"))->filterEdit(),
-                                  page(tr("Queue"))->filterEdit(), ledgerResource};
+                                  page(tr("Queue"))->filterEdit(), ledgerResource,
+                                  m_timeline->filterEdit()};
     for (QLineEdit *filter : filters) {
         // A filter the operator typed since is theirs: left alone.
         if (filter && (filter->text().isEmpty() || filter->text() == m_treeFilter))
@@ -412,7 +458,39 @@ void MainWindow::filterToResource(const QString &path)
     m_treeFilter = path;
     if (!path.isEmpty())
         statusBar()->showMessage(
-            tr("Holders, Queue and Ledger show %1 and what lies below it").arg(path), 8000);
+            tr("Holders, Queue, Timeline and Ledger show %1 and what lies below it").arg(path),
+            8000);
+}
+
+void MainWindow::showLease(const QString &leaseId, const QString &resource, bool live)
+{
+    TablePage *holders = page(tr("Holders"));
+    SnapshotTableModel *model = this->model(tr("Holders"));
+    const QModelIndexList found =
+        live ? model->match(model->index(0, 0), SnapshotTableModel::KeyRole, leaseId, 1,
+                            Qt::MatchExactly)
+             : QModelIndexList();
+    if (found.isEmpty()) {
+        // Ended (or ended since the frame drew it): its story is in the ledger.
+        showView(tr("Ledger"));
+        if (auto *filter = m_ledgerPage->findChild<QLineEdit *>(QStringLiteral("resourceFilter")))
+            filter->setText(resource);
+        statusBar()->showMessage(
+            tr("Lease %1 has ended: the Ledger shows %2").arg(leaseId, resource), 8000);
+        return;
+    }
+    showView(tr("Holders"));
+    QModelIndex row = holders->proxy()->mapFromSource(found.front());
+    if (!row.isValid()) {
+        // A filter hides it: the operator asked for this lease, so the filter gives way.
+        holders->filterEdit()->clear();
+        if (auto *covers = holders->findChild<QLineEdit *>(QStringLiteral("coversFilter")))
+            covers->clear();
+        row = holders->proxy()->mapFromSource(found.front());
+    }
+    holders->view()->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect |
+                                                                QItemSelectionModel::Rows);
+    holders->view()->scrollTo(row);
 }
 
 QString MainWindow::bannerText() const

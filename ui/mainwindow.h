@@ -24,6 +24,7 @@ class TablePage;
 class AgentDetailPage;
 class QDockWidget;
 class ResourceTreePage;
+class TimelinePage;
 class WaitGraphPage;
 
 // The operator console: an overview and one view each for holders, the queue, deadlocks,
@@ -53,6 +54,10 @@ public:
     OverviewPage *overview() const { return m_overview; }
     WaitGraphPage *waitGraph() const { return m_waitGraph; }
     ResourceTreePage *resourceTree() const { return m_resourceTree; }
+    TimelinePage *timeline() const { return m_timeline; }
+    // Shows lease `leaseId` on `resource`: selected in Holders while it is live, else the
+    // ledger of its resource.
+    void showLease(const QString &leaseId, const QString &resource, bool live);
     AgentDetailPage *agentDetail() const { return m_agentDetail; }
     // Shows `did` in the agent detail beside the current view.
     void showAgent(const QString &did);
@@ -89,8 +94,12 @@ private:
     void filterToResource(const QString &path);
     QStringList selectedAgents() const;
     using RowBuilder = std::vector<TableRow> (*)(const ConsoleState &);
+    // How many rows a frame gives a table, without building them.
+    using RowCount = std::size_t (*)(const ConsoleState &);
     TablePage *addTable(const QString &name, std::vector<TableColumn> columns, RowBuilder rows,
-                        QSortFilterProxyModel *proxy = nullptr);
+                        QSortFilterProxyModel *proxy = nullptr, RowCount size = nullptr);
+    // Draws the tables and pictures from the newest frame.
+    void present();
     // Every table page, the ledger's last.
     QList<TablePage *> pages() const;
     std::int64_t engineNow() const;
@@ -103,6 +112,7 @@ private:
     OverviewPage *m_overview;
     WaitGraphPage *m_waitGraph;
     ResourceTreePage *m_resourceTree;
+    TimelinePage *m_timeline;
     AgentDetailPage *m_agentDetail = nullptr;
     QDockWidget *m_agentDock = nullptr;
     QString m_treeFilter; // the subtree the tree asked Holders, Queue and Ledger to show
@@ -113,7 +123,11 @@ private:
         TablePage *page;
         RowBuilder rows;
         QListWidgetItem *nav;
+        RowCount size = nullptr; // set for tables that can grow large
+        bool stale = false;      // hidden and not built for the newest frame
     };
+    // A hidden table is built every frame only up to this many rows.
+    static constexpr std::size_t kEagerRows = 2'000;
     std::vector<Table> m_tables;
     LedgerModel *m_ledger;
     TablePage *m_ledgerPage = nullptr;
@@ -124,7 +138,10 @@ private:
     Incident::Kind m_bannerKind = Incident::Kind::Deadlock;
     QTimer m_clock; // once a second: relative times and the chart
     QElapsedTimer m_sinceFrame;
-    std::uint64_t m_frames = 0;
+    std::uint64_t m_frames = 0;      // frames drawn
+    std::uint64_t m_unpresented = 0; // frames taken in since the last present
+    QTimer m_present;
+    qint64 m_presentCostMs = 0;
     QLabel *m_address, *m_mode, *m_strict, *m_live, *m_latency, *m_lever;
     class QAction *m_pauseAction = nullptr;
 };

@@ -84,9 +84,13 @@ void MainWindow::buildActions()
     const QStringList names = {tr("Overview"),  tr("Resources"),  tr("Holders"), tr("Queue"),
                                tr("Deadlocks"), tr("Wait graph"), tr("Trust"),   tr("Pins"),
                                tr("Agents"),    tr("Ledger")};
-    for (int i = 0; i < names.size(); ++i)
+    for (int i = 0; i < names.size(); ++i) {
         views->addAction(names[i], QKeySequence(Qt::CTRL | (i < 9 ? Qt::Key_1 + i : Qt::Key_0)),
                          this, [this, name = names[i]] { showView(name); });
+        if (i == 1) // the pictures of time and of the tree belong together
+            views->addAction(tr("Timeline"), QKeySequence(Qt::CTRL | Qt::Key_T), this,
+                             [this] { showView(tr("Timeline")); });
+    }
     views->addSeparator();
     QAction *agentPanel = m_agentDock->toggleViewAction();
     agentPanel->setText(tr("Agent detail"));

@@ -12,6 +12,8 @@
 #include "resourcetreepage.h"
 #include "snapshottablemodel.h"
 #include "tablepage.h"
+#include "timelinepage.h"
+#include "timelineview.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -22,6 +24,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QTreeWidget>
 
@@ -84,10 +87,49 @@ private slots:
     void holdersAnswerWhatCoversAPath();
     void theResourceTreeNarrowsTheTables();
     void theAgentDetailFollowsTheSelection();
+    void theTimelineReadsWhatTheConsoleDidNotSee();
     void deadlockRaisesAnIncident();
     void connectDialogKeyWorksAndSurvivesRestart();
     void ledgerExports();
 };
+
+void TestConsole::theTimelineReadsWhatTheConsoleDidNotSee()
+{
+    // a holds and lets go of a file, b holds the deploy lock; then the service restarts, so
+    // the new console never saw a's lease: the timeline reads it from the store.
+    ConsoleFixture f;
+    QVERIFY(holdAFileAndTheDeployLock(f));
+    QCOMPARE(f.post(QStringLiteral("/release"), {{"resource", "src/a.cpp"}}, kKeyA).status, 200);
+    f.stop();
+    QVERIFY(f.start());
+    QVERIFY(f.nextFrames(1));
+    f.window->showView(QStringLiteral("Timeline"));
+    TimelinePage *timeline = f.window->timeline();
+    timeline->filterEdit()->setText(QStringLiteral("fs:src/a.cpp"));
+    auto lane = [timeline]() -> const TimelineModel::Lane * {
+        const auto &lanes = timeline->view()->lanes();
+        return lanes.size() == 1 ? &lanes.front() : nullptr;
+    };
+    QTRY_VERIFY(lane() && !lane()->bars.empty());
+    const TimelineModel::Bar *held = lane()->bars.front();
+    QCOMPARE(held->agent, "did:agent:a");
+    QCOMPARE(held->end, TimelineModel::Bar::End::Released);
+    QVERIFY(timeline->historyEvents() >= 2); // its grant and its release, from the store
+    QVERIFY(timeline->summary().contains(QStringLiteral("for fs:src/a.cpp")));
+
+    // b's lease lived through the restart: Enter on its lane selects it in Holders.
+    timeline->filterEdit()->setText(QStringLiteral("lock:deploy"));
+    QTRY_VERIFY(lane() && !lane()->bars.empty());
+    timeline->view()->setFocus();
+    QTest::keyClick(timeline->view(), Qt::Key_Down);
+    QTest::keyClick(timeline->view(), Qt::Key_Return);
+    TablePage *holders = f.window->page(QStringLiteral("Holders"));
+    QCOMPARE(f.window->findChild<QStackedWidget *>()->currentWidget(), holders);
+    const QModelIndex current = holders->view()->currentIndex();
+    QVERIFY(current.isValid());
+    QCOMPARE(current.data(SnapshotTableModel::KeyRole).toString(),
+             QString::fromStdString(lane()->bars.front()->leaseId));
+}
 
 void TestConsole::theResourceTreeNarrowsTheTables()
 {
