@@ -87,6 +87,12 @@ TimelinePage::TimelinePage(QWidget *parent)
     setTabOrder(m_live, m_view);
 }
 
+void TimelinePage::absorb(const ConsoleFrame &frame)
+{
+    m_model.absorb(frame);
+    m_view->invalidate(); // its lanes point into the model
+}
+
 void TimelinePage::showResource(const QString &path)
 {
     m_by->setCurrentIndex(0);
@@ -132,6 +138,7 @@ void TimelinePage::takeHistory(quint64 request, const LedgerPagePtr &page)
     if (request != m_pending || !page)
         return; // an answer to a question no longer asked
     m_model.absorbHistory(m_asked, *page);
+    m_view->invalidate();
     m_historyEvents += page->size();
     const bool named = !m_asked.resource.empty() || !m_asked.actor.empty();
     m_pending = 0;

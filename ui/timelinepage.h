@@ -36,7 +36,7 @@ public:
 
     explicit TimelinePage(QWidget *parent = nullptr);
 
-    void absorb(const leasehold::ConsoleFrame &frame) { m_model.absorb(frame); }
+    void absorb(const leasehold::ConsoleFrame &frame);
     void setHistoryReader(HistoryReader reader) { m_reader = std::move(reader); }
     void takeHistory(quint64 request, const leasehold::LedgerPagePtr &page);
     // Shows `path`'s lanes (by resource), as the resource tree asks; empty shows all.

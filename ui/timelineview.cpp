@@ -115,11 +115,29 @@ std::int64_t TimelineView::windowEnd() const
     return m_following ? m_model.now() : std::min(m_end, m_model.now());
 }
 
-void TimelineView::rebuild()
+void TimelineView::ensureLanes() const
 {
+    if (!m_stale)
+        return;
     const std::int64_t to = windowEnd();
     m_lanes = m_model.lanes(m_by, to - m_span, to, m_filter);
     m_fleetMarks = m_model.fleetMarks(to - m_span, to);
+    m_stale = false;
+}
+
+void TimelineView::invalidate()
+{
+    m_stale = true;
+    m_lanes.clear();
+    m_fleetMarks.clear();
+    if (isVisible())
+        viewport()->update();
+}
+
+void TimelineView::rebuild()
+{
+    m_stale = true;
+    ensureLanes();
     if (m_current >= int(m_lanes.size()))
         m_current = int(m_lanes.size()) - 1;
     updateScrollBars();
@@ -128,6 +146,7 @@ void TimelineView::rebuild()
 
 void TimelineView::updateScrollBars()
 {
+    ensureLanes();
     m_settingScroll = true;
     QScrollBar *v = verticalScrollBar();
     v->setPageStep(viewport()->height());
@@ -167,6 +186,7 @@ QColor TimelineView::colourOf(const std::string &key) const
 
 QRect TimelineView::barRect(const Bar &bar) const
 {
+    ensureLanes();
     for (std::size_t i = 0; i < m_lanes.size(); ++i) {
         const auto &bars = m_lanes[i].bars;
         if (std::find(bars.begin(), bars.end(), &bar) == bars.end())
@@ -183,6 +203,7 @@ QRect TimelineView::barRect(const Bar &bar) const
 
 QPoint TimelineView::markPoint(const Mark &mark) const
 {
+    ensureLanes();
     for (std::size_t i = 0; i < m_lanes.size(); ++i) {
         const auto &marks = m_lanes[i].marks;
         if (std::find(marks.begin(), marks.end(), &mark) != marks.end())
@@ -193,6 +214,7 @@ QPoint TimelineView::markPoint(const Mark &mark) const
 
 TimelineView::Hit TimelineView::hitAt(const QPoint &pos) const
 {
+    ensureLanes();
     Hit hit;
     if (pos.x() < kGutter || pos.y() < kAxisHeight)
         return hit;
@@ -255,6 +277,7 @@ void TimelineView::activate(const Bar &bar)
 
 void TimelineView::setCurrentLane(int lane)
 {
+    ensureLanes();
     if (m_lanes.empty())
         return;
     m_current = std::clamp(lane, 0, int(m_lanes.size()) - 1);
@@ -285,6 +308,7 @@ void TimelineView::scrollByMs(std::int64_t delta)
 
 void TimelineView::keyPressEvent(QKeyEvent *event)
 {
+    ensureLanes();
     switch (event->key()) {
     case Qt::Key_Up:
         return setCurrentLane(m_current - 1);

@@ -37,8 +37,15 @@ public:
     std::int64_t windowStart() const { return windowEnd() - m_span; }
     // Works out the lanes again (after a frame, or history arrived); repaints.
     void rebuild();
+    // The model changed under the lanes (they point into it): they are worked out again when
+    // next needed, never read stale.
+    void invalidate();
 
-    const std::vector<TimelineModel::Lane> &lanes() const { return m_lanes; }
+    const std::vector<TimelineModel::Lane> &lanes() const
+    {
+        ensureLanes();
+        return m_lanes;
+    }
     int currentLane() const { return m_current; }
     // Where the bar (or mark) sits on screen, in viewport coordinates: its lane's row and the
     // time's column; what the operator would point at. Null when it is not in view.
@@ -99,8 +106,12 @@ private:
     std::int64_t m_span = 5 * 60'000;
     std::int64_t m_end = 0; // the window's end while not following
     bool m_following = true;
-    std::vector<TimelineModel::Lane> m_lanes;
-    std::vector<const TimelineModel::Mark *> m_fleetMarks;
+    void ensureLanes() const;
+
+    // Worked out from the model on demand: pointers into it, valid until it next changes.
+    mutable std::vector<TimelineModel::Lane> m_lanes;
+    mutable std::vector<const TimelineModel::Mark *> m_fleetMarks;
+    mutable bool m_stale = true;
     int m_current = -1;
     bool m_settingScroll = false;
 };

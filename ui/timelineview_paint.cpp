@@ -39,6 +39,10 @@ std::int64_t tickStep(std::int64_t span, int width)
 
 void TimelineView::paintEvent(QPaintEvent *)
 {
+    if (m_stale) { // a frame came since the lanes were worked out
+        ensureLanes();
+        updateScrollBars();
+    }
     QPainter p(viewport());
     const QPalette &pal = palette();
     const QRect area = viewport()->rect();

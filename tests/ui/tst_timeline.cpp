@@ -341,8 +341,20 @@ void TestTimeline::thePageShowsWhatIsUnderThePointerAndOpensTheLease()
         if (b->kind == Bar::Kind::Waited)
             QVERIFY(view->describeAt(view->barRect(*b).center()).contains("waited"));
     }
+    // A frame taken in between drawings: the lanes (which point into the model) are worked
+    // out again when next read, never read stale.
+    m_engine->acquire(req("did:agent:e", {"src/lexer.cpp"}, Mode::Write, 0, 600'000));
+    page.absorb(*frame());
+    QCOMPARE(view->lanes().size(), 2u);
+    QCOMPARE(view->lanes()[0].name, "fs:src/lexer.cpp");
+    for (const Bar *b : view->lanes()[1].bars) {
+        if (b->agent == "did:agent:d")
+            held = b; // bars are found anew: the model may have moved them
+    }
+    QVERIFY(view->describeAt(view->barRect(*held).center()).contains("did:agent:d"));
+    m_engine->release("did:agent:e", {});
     // c's refusal is a mark.
-    const QPoint refusal = view->markPoint(*view->lanes()[0].marks.front());
+    const QPoint refusal = view->markPoint(*view->lanes()[1].marks.front());
     QVERIFY(view->describeAt(refusal).contains("refused acquire: lease_held"));
 
     // The keyboard: + zooms in, Left leaves live time, End follows it again, Enter opens the
@@ -363,6 +375,8 @@ void TestTimeline::thePageShowsWhatIsUnderThePointerAndOpensTheLease()
     QVERIFY(view->following());
     QTest::keyClick(view, Qt::Key_Down);
     QCOMPARE(view->currentLane(), 0);
+    QTest::keyClick(view, Qt::Key_Down); // lexer.cpp, then parser.cpp
+    QCOMPARE(view->currentLane(), 1);
     QTest::keyClick(view, Qt::Key_Return);
     QCOMPARE(opened.count(), 2);
     QCOMPARE(opened[1][0].toString(), QString::fromStdString(held->leaseId));
