@@ -167,13 +167,19 @@ void MainWindow::buildViews()
     connect(path, &QLineEdit::textChanged, covers, &CoverFilterProxy::setPath);
     connect(covers, &CoverFilterProxy::problemChanged, path,
             [path](const QString &problem) { path->setToolTip(problem); });
-    addTable(tr("Queue"), queueColumns(), queueRows);
-    addTable(tr("Deadlocks"), deadlockColumns(), deadlockRows);
+    addTable(tr("Queue"), queueColumns(), queueRows, nullptr,
+             [](const ConsoleState &s) { return s.frame()->snapshot.waiters.size(); });
+    addTable(tr("Deadlocks"), deadlockColumns(), deadlockRows, nullptr, [](const ConsoleState &s) {
+        return s.frame()->snapshot.deadlocks.size() + s.deadlocks().size();
+    });
     addNavItem(tr("Wait graph"));
     m_stack->addWidget(m_waitGraph);
-    addTable(tr("Trust"), trustColumns(), trustRows);
-    addTable(tr("Pins"), pinColumns(), pinRows);
-    addTable(tr("Agents"), agentColumns(), agentRows);
+    addTable(tr("Trust"), trustColumns(), trustRows, nullptr,
+             [](const ConsoleState &s) { return s.frame()->snapshot.trust.size(); });
+    addTable(tr("Pins"), pinColumns(), pinRows, nullptr,
+             [](const ConsoleState &s) { return s.frame()->snapshot.pins.size(); });
+    addTable(tr("Agents"), agentColumns(), agentRows, nullptr,
+             [](const ConsoleState &s) { return s.frame()->snapshot.agents.size(); });
 
     // The ledger: newest first, with its own three filters.
     auto *ledgerPage =
