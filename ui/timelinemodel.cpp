@@ -81,17 +81,7 @@ void TimelineModel::Track::take(const LedgerEvent &e)
         waited(Bar::End::Granted);
         if (byLease.count(e.leaseId) && bars[byLease[e.leaseId]].end == Bar::End::Open)
             return; // a grant that extended a lease it holds: one bar
-        Bar b;
-        b.resource = e.resource;
-        b.agent = e.actorDid;
-        b.leaseId = e.leaseId;
-        b.token = e.token;
-        b.mode = e.facts.mode;
-        b.from = e.at;
-        b.seq = e.seq;
-        byLease[e.leaseId] = bars.size();
-        bars.push_back(std::move(b));
-        return;
+        return hold(e.resource, e.actorDid, e.leaseId, e.token, e.facts.mode, e.at, e.seq);
     }
     case EventKind::Released:
         return closeLease(e.reason == "admin" ? Bar::End::Admin : Bar::End::Released);
@@ -117,6 +107,22 @@ void TimelineModel::Track::take(const LedgerEvent &e)
     case EventKind::Unpinned:
         return;
     }
+}
+
+void TimelineModel::Track::hold(const std::string &resource, const std::string &agent,
+                                const std::string &leaseId, std::uint64_t token, Mode mode,
+                                std::int64_t from, std::uint64_t seq)
+{
+    Bar b;
+    b.resource = resource;
+    b.agent = agent;
+    b.leaseId = leaseId;
+    b.token = token;
+    b.mode = mode;
+    b.from = from;
+    b.seq = seq;
+    byLease[leaseId] = bars.size();
+    bars.push_back(std::move(b));
 }
 
 void TimelineModel::Track::reindex()
@@ -172,16 +178,8 @@ void TimelineModel::squareWith(const Snapshot &snapshot, std::int64_t since)
         live.insert(l.leaseId);
         if (m_live.byLease.count(l.leaseId) || (since > 0 && l.grantedAt < since))
             continue; // known, or granted before the gap (its bar was dropped or never seen)
-        Bar b;
-        b.resource = l.resource;
-        b.agent = l.holder;
-        b.leaseId = l.leaseId;
-        b.token = l.token;
-        b.mode = l.mode;
-        b.from = l.grantedAt;
-        b.seq = snapshot.lastSeq;
-        m_live.byLease[l.leaseId] = m_live.bars.size();
-        m_live.bars.push_back(std::move(b));
+        m_live.hold(l.resource, l.holder, l.leaseId, l.token, l.mode, l.grantedAt,
+                    snapshot.lastSeq);
     }
     for (Bar &b : m_live.bars) {
         if (b.kind == Bar::Kind::Held && b.end == Bar::End::Open && !live.count(b.leaseId)) {

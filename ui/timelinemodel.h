@@ -107,6 +107,9 @@ private:
         std::unordered_map<std::string, std::size_t> byLease; // leaseId -> index in bars
 
         void take(const leasehold::LedgerEvent &e);
+        // Opens a bar for lease `leaseId`, found by its id from now on.
+        void hold(const std::string &resource, const std::string &agent, const std::string &leaseId,
+                  std::uint64_t token, leasehold::Mode mode, std::int64_t from, std::uint64_t seq);
         void reindex();
     };
     void squareWith(const leasehold::Snapshot &snapshot, std::int64_t since);

@@ -33,6 +33,14 @@ private slots:
     void aCrowdedFolderCostsOneRowUntilOpened();
 
 private:
+    // Takes the engine's frame into `state` and shows `page` drawing it.
+    void showPage(ResourceTreePage &page, ConsoleState &state)
+    {
+        state.absorb(frame());
+        page.resize(900, 500);
+        page.show();
+        page.showState(state);
+    }
     // a holds two files and the deploy lock; b waits for one file, c was refused the other.
     void contend()
     {
@@ -128,11 +136,8 @@ void TestResourceTree::rowsAreUpdatedInPlace()
 {
     contend();
     ConsoleState state;
-    state.absorb(frame());
     ResourceTreePage page;
-    page.resize(900, 500);
-    page.show();
-    page.showState(state);
+    showPage(page, state);
     QCOMPARE(page.view()->accessibleName(), QStringLiteral("Resource tree"));
     QTreeWidgetItem *lib = page.item("fs:src/lib");
     QVERIFY(lib);
@@ -223,16 +228,12 @@ void TestResourceTree::countingFrameByFrameMatchesCountingAfresh()
 void TestResourceTree::aCrowdedFolderCostsOneRowUntilOpened()
 {
     // More leases in one folder than open by themselves: one closed row, until it is opened.
-    std::vector<std::string> many;
     for (int i = 0; i < ResourceTreePage::kOpenChildren + 1; ++i)
         m_engine->acquire(req("did:agent:a", {"lock:load/" + std::to_string(i)}));
     m_engine->acquire(req("did:agent:a", {"src/a.cpp"}));
     ConsoleState state;
-    state.absorb(frame());
     ResourceTreePage page;
-    page.resize(900, 500);
-    page.show();
-    page.showState(state);
+    showPage(page, state);
     QTreeWidgetItem *load = page.item("lock:load");
     QVERIFY(load);
     QVERIFY(!load->isExpanded());
