@@ -127,11 +127,11 @@ void TimelineView::ensureLanes() const
 
 void TimelineView::invalidate()
 {
+    // No repaint asked for: the next drawing (rebuild) comes with the frame's presentation,
+    // and a paint before it works the lanes out itself.
     m_stale = true;
     m_lanes.clear();
     m_fleetMarks.clear();
-    if (isVisible())
-        viewport()->update();
 }
 
 void TimelineView::rebuild()
