@@ -224,4 +224,34 @@ std::vector<TableRow> agentRows(const ConsoleState &state)
     return rows;
 }
 
+std::size_t holderCount(const ConsoleState &state)
+{
+    return state.frame() ? state.frame()->snapshot.leases.size() : 0;
+}
+
+std::size_t queueCount(const ConsoleState &state)
+{
+    return state.frame() ? state.frame()->snapshot.waiters.size() : 0;
+}
+
+std::size_t deadlockCount(const ConsoleState &state)
+{
+    return state.frame() ? state.frame()->snapshot.deadlocks.size() + state.deadlocks().size() : 0;
+}
+
+std::size_t trustCount(const ConsoleState &state)
+{
+    return state.frame() ? state.frame()->snapshot.trust.size() : 0;
+}
+
+std::size_t pinCount(const ConsoleState &state)
+{
+    return state.frame() ? state.frame()->snapshot.pins.size() : 0;
+}
+
+std::size_t agentCount(const ConsoleState &state)
+{
+    return state.frame() ? state.frame()->snapshot.agents.size() : 0;
+}
+
 } // namespace consolerows

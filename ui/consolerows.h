@@ -53,4 +53,13 @@ std::vector<TableRow> pinRows(const ConsoleState &state);
 std::vector<TableColumn> agentColumns();
 std::vector<TableRow> agentRows(const ConsoleState &state);
 
+// Each table's row count, as its builder would make them, without building them (so a hidden
+// table's count costs nothing): xCount(state) == xRows(state).size().
+std::size_t holderCount(const ConsoleState &state);
+std::size_t queueCount(const ConsoleState &state);
+std::size_t deadlockCount(const ConsoleState &state);
+std::size_t trustCount(const ConsoleState &state);
+std::size_t pinCount(const ConsoleState &state);
+std::size_t agentCount(const ConsoleState &state);
+
 } // namespace consolerows

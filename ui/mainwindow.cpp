@@ -111,7 +111,7 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
 MainWindow::~MainWindow() = default;
 
 TablePage *MainWindow::addTable(const QString &name, std::vector<TableColumn> columns,
-                                RowBuilder rows, QSortFilterProxyModel *proxy, RowCount count)
+                                RowBuilder rows, RowCount count, QSortFilterProxyModel *proxy)
 {
     auto *model = new SnapshotTableModel(std::move(columns), this);
     auto *page = new TablePage(name, model, proxy, m_stack);
@@ -155,9 +155,7 @@ void MainWindow::buildViews()
     connect(m_timeline, &TimelinePage::leaseActivated, this, &MainWindow::showLease);
     // Holders: besides the text filter, "what covers this path?" (a folder, a pattern).
     auto *covers = new CoverFilterProxy(HolderResource, this);
-    TablePage *holders =
-        addTable(tr("Holders"), holderColumns(), holderRows, covers,
-                 [](const ConsoleState &s) { return s.frame()->snapshot.leases.size(); });
+    TablePage *holders = addTable(tr("Holders"), holderColumns(), holderRows, holderCount, covers);
     auto *path = new QLineEdit(holders);
     path->setObjectName(QStringLiteral("coversFilter"));
     path->setPlaceholderText(tr("What covers this path?"));
@@ -167,19 +165,13 @@ void MainWindow::buildViews()
     connect(path, &QLineEdit::textChanged, covers, &CoverFilterProxy::setPath);
     connect(covers, &CoverFilterProxy::problemChanged, path,
             [path](const QString &problem) { path->setToolTip(problem); });
-    addTable(tr("Queue"), queueColumns(), queueRows, nullptr,
-             [](const ConsoleState &s) { return s.frame()->snapshot.waiters.size(); });
-    addTable(tr("Deadlocks"), deadlockColumns(), deadlockRows, nullptr, [](const ConsoleState &s) {
-        return s.frame()->snapshot.deadlocks.size() + s.deadlocks().size();
-    });
+    addTable(tr("Queue"), queueColumns(), queueRows, queueCount);
+    addTable(tr("Deadlocks"), deadlockColumns(), deadlockRows, deadlockCount);
     addNavItem(tr("Wait graph"));
     m_stack->addWidget(m_waitGraph);
-    addTable(tr("Trust"), trustColumns(), trustRows, nullptr,
-             [](const ConsoleState &s) { return s.frame()->snapshot.trust.size(); });
-    addTable(tr("Pins"), pinColumns(), pinRows, nullptr,
-             [](const ConsoleState &s) { return s.frame()->snapshot.pins.size(); });
-    addTable(tr("Agents"), agentColumns(), agentRows, nullptr,
-             [](const ConsoleState &s) { return s.frame()->snapshot.agents.size(); });
+    addTable(tr("Trust"), trustColumns(), trustRows, trustCount);
+    addTable(tr("Pins"), pinColumns(), pinRows, pinCount);
+    addTable(tr("Agents"), agentColumns(), agentRows, agentCount);
 
     // The ledger: newest first, with its own three filters.
     auto *ledgerPage =
@@ -190,6 +182,7 @@ void MainWindow::buildViews()
     agent->setClearButtonEnabled(true);
     auto *resource = new QLineEdit(ledgerPage);
     resource->setObjectName(QStringLiteral("resourceFilter"));
+    m_ledgerResource = resource;
     resource->setPlaceholderText(tr("Resource…"));
     resource->setClearButtonEnabled(true);
     auto *kind = new QComboBox(ledgerPage);
@@ -211,11 +204,9 @@ void MainWindow::buildViews()
     m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 64); // room for "Deadlocks  12"
     connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
     connect(m_stack, &QStackedWidget::currentChanged, this, [this] {
-        for (const Table &t : m_tables) {
-            if (t.stale && m_stack->currentWidget() == t.page && m_state.frame()) {
-                t.model->setNow(m_state.frame()->snapshot.at);
-                t.model->apply(t.rows(m_state));
-            }
+        for (Table &t : m_tables) {
+            if (t.stale && m_stack->currentWidget() == t.page)
+                build(t);
         }
     });
     m_present.setSingleShot(true);
@@ -310,6 +301,15 @@ void MainWindow::applyFrame(ConsoleFramePtr frame)
         m_present.start(int(std::min<qint64>(m_presentCostMs, 1000)));
 }
 
+void MainWindow::build(Table &t)
+{
+    if (!m_state.frame())
+        return;
+    t.model->setNow(m_state.frame()->snapshot.at);
+    t.model->apply(t.rows(m_state));
+    t.stale = false;
+}
+
 void MainWindow::present()
 {
     QElapsedTimer took;
@@ -317,16 +317,13 @@ void MainWindow::present()
     const std::int64_t now = m_state.frame()->snapshot.at;
     for (Table &t : m_tables) {
         // A hidden table with many rows is built when shown; its count comes from the frame.
-        const std::size_t estimate = t.size ? t.size(m_state) : 0;
-        const bool build = m_stack->currentWidget() == t.page || estimate <= kEagerRows;
-        if (build) {
-            t.model->setNow(now);
-            t.model->apply(t.rows(m_state));
-        }
-        t.stale = !build;
+        const std::size_t rows = t.count(m_state);
+        if (m_stack->currentWidget() == t.page || rows <= kEagerRows)
+            build(t);
+        else
+            t.stale = true;
         // Each table's row count next to its name, so "how many are waiting?" needs no click.
         const QString name = t.nav->data(Qt::UserRole).toString();
-        const int rows = build ? t.model->rowCount() : int(estimate);
         const QString text = rows ? QStringLiteral("%1  %2").arg(name).arg(rows) : name;
         if (t.nav->text() != text)
             t.nav->setText(text);
@@ -452,13 +449,12 @@ void MainWindow::showAgent(const QString &did)
 
 void MainWindow::filterToResource(const QString &path)
 {
-    auto *ledgerResource = m_ledgerPage->findChild<QLineEdit *>(QStringLiteral("resourceFilter"));
     QList<QLineEdit *> filters = {page(tr("Holders"))->filterEdit(),
-                                  page(tr("Queue"))->filterEdit(), ledgerResource,
+                                  page(tr("Queue"))->filterEdit(), m_ledgerResource,
                                   m_timeline->filterEdit()};
     for (QLineEdit *filter : filters) {
         // A filter the operator typed since is theirs: left alone.
-        if (filter && (filter->text().isEmpty() || filter->text() == m_treeFilter))
+        if (filter->text().isEmpty() || filter->text() == m_treeFilter)
             filter->setText(path);
     }
     m_treeFilter = path;
@@ -479,8 +475,7 @@ void MainWindow::showLease(const QString &leaseId, const QString &resource, bool
     if (found.isEmpty()) {
         // Ended (or ended since the frame drew it): its story is in the ledger.
         showView(tr("Ledger"));
-        if (auto *filter = m_ledgerPage->findChild<QLineEdit *>(QStringLiteral("resourceFilter")))
-            filter->setText(resource);
+        m_ledgerResource->setText(resource);
         statusBar()->showMessage(
             tr("Lease %1 has ended: the Ledger shows %2").arg(leaseId, resource), 8000);
         return;

@@ -16,6 +16,7 @@ class QSortFilterProxyModel;
 class LedgerModel;
 class OverviewPage;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QListWidgetItem;
 class QStackedWidget;
@@ -97,7 +98,7 @@ private:
     // How many rows a frame gives a table, without building them.
     using RowCount = std::size_t (*)(const ConsoleState &);
     TablePage *addTable(const QString &name, std::vector<TableColumn> columns, RowBuilder rows,
-                        QSortFilterProxyModel *proxy = nullptr, RowCount size = nullptr);
+                        RowCount count, QSortFilterProxyModel *proxy = nullptr);
     // Draws the tables and pictures from the newest frame.
     void present();
     // Every table page, the ledger's last.
@@ -123,15 +124,18 @@ private:
         TablePage *page;
         RowBuilder rows;
         QListWidgetItem *nav;
-        RowCount size = nullptr; // its rows in a frame, without building them
-        bool stale = false;      // hidden and not built for the newest frame
+        RowCount count;     // its rows in a frame, without building them
+        bool stale = false; // hidden and not built for the newest frame
     };
+    // Builds `t`'s rows from the newest frame.
+    void build(Table &t);
     // A hidden table is built every frame only up to this many rows (so a fleet of 1 000
     // agents costs no Trust and Agents tables while the operator looks at something else).
     static constexpr std::size_t kEagerRows = 500;
     std::vector<Table> m_tables;
     LedgerModel *m_ledger;
     TablePage *m_ledgerPage = nullptr;
+    QLineEdit *m_ledgerResource = nullptr; // the Ledger's resource filter
     LedgerFilterProxy *m_ledgerFilter;
     IncidentNotifier *m_notifier;
     QLabel *m_banner;

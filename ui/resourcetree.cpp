@@ -104,15 +104,8 @@ void ResourceTree::add(const std::string &resource, int Node::*field, int delta,
     if (!last || !holder)
         return;
     const QString who = QString::fromStdString(*holder);
-    int &leases = last->holderLeases[who];
-    leases += delta;
-    if (leases == delta && delta > 0) { // a new holder: into the sorted list
-        last->holders.insert(std::lower_bound(last->holders.begin(), last->holders.end(), who),
-                             who);
-    } else if (leases <= 0) {
+    if ((last->holderLeases[who] += delta) <= 0)
         last->holderLeases.erase(who);
-        last->holders.removeOne(who);
-    }
 }
 
 bool ResourceTree::update(const ConsoleState &state)

@@ -35,11 +35,18 @@ public:
         int parked = 0;
         int wants = 0;
         int refusals = 0;
-        QStringList holders;                 // who holds exactly this resource, sorted
-        std::map<QString, int> holderLeases; // how many leases each holds on it
+        std::map<QString, int> holderLeases; // who holds exactly this resource, and how often
 
         // How contended its subtree is: what waits, wants or was turned away.
         int contention() const { return parked + wants + refusals; }
+        // Who holds exactly this resource, sorted.
+        QStringList holders() const
+        {
+            QStringList who;
+            for (const auto &[did, leases] : holderLeases)
+                who << did;
+            return who;
+        }
         friend bool operator==(const Node &, const Node &) = default;
     };
 

@@ -131,7 +131,7 @@ void ResourceTreePage::fill(QTreeWidgetItem *item, const ResourceTree::Node &nod
     item->setData(Parked, Qt::DisplayRole, node.parked);
     item->setData(Wants, Qt::DisplayRole, node.wants);
     item->setData(Refused, Qt::DisplayRole, node.refusals);
-    item->setText(Holders, node.holders.join(QStringLiteral(", ")));
+    item->setText(Holders, node.holders().join(QStringLiteral(", ")));
     QFont font = item->font(Resource);
     font.setItalic(node.pattern);
     item->setFont(Resource, font);

@@ -1,5 +1,8 @@
 #include "timelinemodel.h"
 
+#include "ledgermodel.h"
+#include "wording.h"
+
 #include <algorithm>
 #include <map>
 #include <unordered_set>
@@ -11,32 +14,17 @@ namespace {
 using Bar = TimelineModel::Bar;
 using Mark = TimelineModel::Mark;
 
-std::string refusalText(const LedgerEvent &e)
+// "did:agent:c refused: lease_held · acquire, holder did:agent:a": who, what, why, and the facts
+// in the words the ledger view and `ctl ledger` use.
+QString markText(const LedgerEvent &e)
 {
-    std::string text = "refused " + e.facts.op + ": " + e.reason;
-    if (!e.facts.holder.empty())
-        text += " (held by " + e.facts.holder + ")";
-    if (!e.facts.cycle.empty()) {
-        text += "; cycle";
-        for (const CycleStep &step : e.facts.cycle)
-            text += " " + step.agent + " → " + step.resource + ",";
-        text.pop_back();
-    }
-    return text;
-}
-
-std::string leverText(const LedgerEvent &e)
-{
-    std::string text(eventKindName(e.kind).substr(std::string_view("coordination.lease.").size()));
-    if (!e.facts.target.empty())
-        text += " " + e.facts.target;
-    if (e.kind == EventKind::AdminSuspend)
-        text += e.facts.suspended ? " (suspended)" : " (lifted)";
-    if (e.kind == EventKind::AdminPause)
-        text += e.facts.paused ? " (paused)" : " (resumed)";
-    if (e.facts.released >= 0)
-        text += ": " + std::to_string(e.facts.released) + " released";
-    return text + " by " + e.actorDid;
+    const QString kind = LedgerModel::shortKind(e.kind);
+    const QString reason = QString::fromStdString(e.reason);
+    QString text = QString::fromStdString(e.actorDid) + QLatin1Char(' ') + kind;
+    if (!reason.isEmpty() && reason != kind) // "expired: expired" says nothing twice
+        text += QStringLiteral(": ") + reason;
+    const QString facts = eventSummary(e);
+    return facts.isEmpty() ? text : text + QStringLiteral(" · ") + facts;
 }
 
 bool overlaps(const Bar &b, std::int64_t from, std::int64_t to)
@@ -72,9 +60,8 @@ void TimelineModel::Track::take(const LedgerEvent &e)
         w.reason = end == Bar::End::Granted ? std::string("granted") : e.reason;
         bars.push_back(std::move(w));
     };
-    auto mark = [&](Mark::Kind kind, std::string resource, std::string agent, std::string text) {
-        marks.push_back(
-            {kind, e.at, e.seq, std::move(resource), std::move(agent), std::move(text)});
+    auto mark = [&](Mark::Kind kind, const std::string &agent) {
+        marks.push_back({kind, e.at, e.seq, e.resource, agent, markText(e)});
     };
     switch (e.kind) {
     case EventKind::Granted: {
@@ -87,22 +74,19 @@ void TimelineModel::Track::take(const LedgerEvent &e)
         return closeLease(e.reason == "admin" ? Bar::End::Admin : Bar::End::Released);
     case EventKind::Expired:
         closeLease(Bar::End::Expired);
-        return mark(Mark::Kind::Expiry, e.resource, e.actorDid,
-                    "expired: " + e.actorDid + " never released it" +
-                        (e.facts.whileDown ? " (while the service was down)" : ""));
+        return mark(Mark::Kind::Expiry, e.actorDid);
     case EventKind::Refused:
         waited(Bar::End::GaveUp);
-        return mark(e.reason == "deadlock" ? Mark::Kind::Deadlock : Mark::Kind::Refusal, e.resource,
-                    e.actorDid, e.actorDid + " " + refusalText(e));
+        return mark(e.reason == "deadlock" ? Mark::Kind::Deadlock : Mark::Kind::Refusal,
+                    e.actorDid);
     case EventKind::AdminReleaseHolder:
     case EventKind::AdminReleaseAll:
     case EventKind::AdminReleaseLease:
     case EventKind::AdminSuspend:
     case EventKind::AdminPause:
-        return mark(Mark::Kind::Lever, e.resource, e.facts.target, leverText(e));
+        return mark(Mark::Kind::Lever, e.facts.target);
     case EventKind::WorkspaceMutation:
-        return mark(Mark::Kind::Change, e.resource, e.actorDid,
-                    e.actorDid + " " + e.reason + (e.facts.to.empty() ? "" : " → " + e.facts.to));
+        return mark(Mark::Kind::Change, e.actorDid);
     case EventKind::Pinned:
     case EventKind::Unpinned:
         return;
@@ -223,9 +207,7 @@ void TimelineModel::prune()
 void TimelineModel::absorbHistory(const LedgerFilter &filter,
                                   const std::vector<LedgerEvent> &events)
 {
-    if (m_historyFilter &&
-        !(m_historyFilter->actor == filter.actor && m_historyFilter->resource == filter.resource &&
-          m_historyFilter->fromAt == filter.fromAt))
+    if (m_historyFilter && *m_historyFilter != filter)
         clearHistory();
     m_historyFilter = filter;
     for (const LedgerEvent &e : events)

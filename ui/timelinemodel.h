@@ -2,6 +2,8 @@
 
 #include "consoleframe.h"
 
+#include <QString>
+
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -54,7 +56,7 @@ public:
         std::uint64_t seq = 0;
         std::string resource; // empty: the whole fleet (release all, pause)
         std::string agent;    // whom it concerns: refused, expired, the lever's target
-        std::string text;     // one line for a tooltip
+        QString text;         // one line for a tooltip, in the ledger view's words
     };
     enum class LaneBy { Resource, Agent };
     // One row of the picture: a resource's (or an agent's) bars and marks in a window.

@@ -1,5 +1,7 @@
 #include "timelineview.h"
 
+#include "wording.h"
+
 #include <QDateTime>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -22,15 +24,6 @@ QString q(const std::string &s)
 QString clock(std::int64_t ms)
 {
     return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
-}
-
-QString lasting(std::int64_t ms)
-{
-    if (ms < 10'000)
-        return QStringLiteral("%1 s").arg(double(ms) / 1000, 0, 'f', 1);
-    if (ms < 120'000)
-        return QStringLiteral("%1 s").arg(ms / 1000);
-    return QStringLiteral("%1 min %2 s").arg(ms / 60'000).arg(ms / 1000 % 60);
 }
 
 QString endText(const Bar &b)
@@ -70,11 +63,7 @@ TimelineView::TimelineView(const TimelineModel &model, QWidget *parent)
         if (m_settingScroll)
             return;
         // The scroll bar counts seconds back from now: its maximum is the live edge.
-        const bool live = seconds >= horizontalScrollBar()->maximum();
-        m_following = live;
-        m_end = m_model.now() - std::int64_t(horizontalScrollBar()->maximum() - seconds) * 1000;
-        rebuild();
-        emit windowChanged();
+        moveTo(m_model.now() - std::int64_t(horizontalScrollBar()->maximum() - seconds) * 1000);
     });
 }
 
@@ -252,7 +241,7 @@ QString TimelineView::describeAt(const QPoint &pos) const
     const Hit hit = hitAt(pos);
     if (hit.mark)
         return QStringLiteral("%1  %2\n%3")
-            .arg(clock(hit.mark->at), q(hit.mark->resource), q(hit.mark->text));
+            .arg(clock(hit.mark->at), q(hit.mark->resource), hit.mark->text);
     if (!hit.bar)
         return {};
     const Bar &b = *hit.bar;
@@ -261,12 +250,13 @@ QString TimelineView::describeAt(const QPoint &pos) const
         return tr("%1 waited for %2 (%3)\n%4 – %5 (%6): %7")
             .arg(q(b.agent), q(b.resource), QString::fromLatin1(leasehold::modeName(b.mode)),
                  clock(b.from), b.to == TimelineModel::kOpen ? tr("now") : clock(to),
-                 lasting(to - b.from), b.reason.empty() ? endText(b) : q(b.reason));
+                 leasehold::formatDuration(to - b.from),
+                 b.reason.empty() ? endText(b) : q(b.reason));
     return tr("%1 held by %2 (%3, token %4)\nlease %5\n%6 – %7 (%8): %9")
         .arg(q(b.resource), q(b.agent), QString::fromLatin1(leasehold::modeName(b.mode)))
         .arg(b.token)
         .arg(q(b.leaseId), clock(b.from), b.to == TimelineModel::kOpen ? tr("now") : clock(to),
-             lasting(to - b.from), endText(b));
+             leasehold::formatDuration(to - b.from), endText(b));
 }
 
 void TimelineView::activate(const Bar &bar)
@@ -296,12 +286,11 @@ void TimelineView::zoom(double factor)
     setSpanMs(std::int64_t(double(m_span) * factor));
 }
 
-void TimelineView::scrollByMs(std::int64_t delta)
+void TimelineView::moveTo(std::int64_t end)
 {
-    const std::int64_t end =
-        std::clamp(windowEnd() + delta, m_model.now() - kMaxSpanMs + m_span, m_model.now());
-    m_end = end;
-    m_following = end >= m_model.now();
+    // No further back than the model keeps; at now (or past it) the window follows again.
+    m_end = std::clamp(end, m_model.now() - kMaxSpanMs + m_span, m_model.now());
+    m_following = m_end >= m_model.now();
     rebuild();
     emit windowChanged();
 }
@@ -319,9 +308,9 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     case Qt::Key_PageDown:
         return setCurrentLane(m_current + viewport()->height() / kLaneHeight);
     case Qt::Key_Left:
-        return scrollByMs(-m_span / 10);
+        return moveTo(windowEnd() - m_span / 10);
     case Qt::Key_Right:
-        return scrollByMs(m_span / 10);
+        return moveTo(windowEnd() + m_span / 10);
     case Qt::Key_Plus:
     case Qt::Key_Equal:
         return zoom(0.5);
@@ -389,7 +378,7 @@ void TimelineView::wheelEvent(QWheelEvent *event)
     }
     if (event->modifiers() & Qt::ShiftModifier || event->angleDelta().x() != 0) {
         const int dx = event->angleDelta().x() ? event->angleDelta().x() : event->angleDelta().y();
-        scrollByMs(-std::int64_t(dx / 120) * m_span / 10);
+        moveTo(windowEnd() - std::int64_t(dx / 120) * m_span / 10);
         event->accept();
         return;
     }

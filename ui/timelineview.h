@@ -93,7 +93,8 @@ private:
     int laneTop(int lane) const;
     void updateScrollBars();
     void zoom(double factor);
-    void scrollByMs(std::int64_t delta);
+    // Ends the window at `end` (kept within what the model holds), following at now.
+    void moveTo(std::int64_t end);
     void setCurrentLane(int lane);
     void activate(const TimelineModel::Bar &bar);
     QColor colourOf(const std::string &key) const;

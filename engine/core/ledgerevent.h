@@ -103,6 +103,7 @@ struct LedgerFilter
                e.resource.compare(0, resource.size(), resource) == 0 &&
                e.resource[resource.size()] == '/';
     }
+    friend bool operator==(const LedgerFilter &, const LedgerFilter &) = default;
 };
 
 } // namespace leasehold

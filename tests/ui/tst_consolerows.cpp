@@ -31,7 +31,42 @@ private slots:
     void pinsAndAgentsFollowTheEngine();
     void ratesAreMeasuredOverASecond();
     void theStoreFallingIllAndRecoveringIsSaidOnce();
+    void eachCountIsItsTablesRows();
 };
+
+void TestConsoleRows::eachCountIsItsTablesRows()
+{
+    // A nav count is shown instead of building a hidden table: it must be the rows the table
+    // would have, frame after frame - leases, parked waits and wants, a refused and a live
+    // cycle, pins, agents.
+    using namespace consolerows;
+    ConsoleState state;
+    auto check = [&] {
+        state.absorb(frame());
+        QCOMPARE(holderCount(state), holderRows(state).size());
+        QCOMPARE(queueCount(state), queueRows(state).size());
+        QCOMPARE(deadlockCount(state), deadlockRows(state).size());
+        QCOMPARE(trustCount(state), trustRows(state).size());
+        QCOMPARE(pinCount(state), pinRows(state).size());
+        QCOMPARE(agentCount(state), agentRows(state).size());
+    };
+    QCOMPARE(holderCount(state), holderRows(state).size()); // before any frame
+    check();
+    const Grant g = grantOf(m_engine->acquire(req("did:agent:a", {"src/a.cpp"})));
+    m_engine->acquire(req("did:agent:b", {"src/b.cpp"}));
+    m_engine->acquire(req("did:agent:c", {"src/a.cpp"}, Mode::Write, 10'000)); // parked
+    m_engine->acquire(req("did:agent:a", {"src/b.cpp"}));                      // a want
+    m_engine->acquire(req("did:agent:b", {"src/a.cpp"}, Mode::Write, 5'000));  // deadlock
+    QVERIFY(std::holds_alternative<PinInfo>(m_engine->pin("did:agent:a", g.leases[0].leaseId)));
+    check();
+    // Every table has rows, so an equality above compares something.
+    QVERIFY(holderCount(state) >= 2 && queueCount(state) >= 2 && deadlockCount(state) >= 1 &&
+            trustCount(state) >= 3 && pinCount(state) == 1 && agentCount(state) >= 3);
+    m_engine->release("did:agent:a", {});
+    m_engine->release("did:agent:b", {});
+    m_engine->release("did:agent:c", {});
+    check();
+}
 
 void TestConsoleRows::theStoreFallingIllAndRecoveringIsSaidOnce()
 {

@@ -91,7 +91,7 @@ void TestResourceTree::countsMatchTheSnapshot()
     }
     QCOMPARE(held, int(s.leases.size()));
     QCOMPARE(waits, int(s.waiters.size()));
-    QCOMPARE(tree.node("fs:src/a.cpp")->holders, QStringList({"did:agent:a"}));
+    QCOMPARE(tree.node("fs:src/a.cpp")->holders(), QStringList({"did:agent:a"}));
     QCOMPARE(tree.node("fs:src/a.cpp")->label, QStringLiteral("a.cpp"));
     QCOMPARE(tree.node("fs:src/lib")->parent, QStringLiteral("fs:src"));
     QCOMPARE(tree.maxContention(), 3); // fs: and fs:src: one parked, one want, one refusal
