@@ -269,27 +269,44 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
                 continue;
             reachedFrom = true;
         }
-        QSqlQuery q(db);
-        q.setForwardOnly(true);
-        if (!q.prepare(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY seq LIMIT ?")
-                           .arg(QLatin1String(kColumns), table(part), where)))
-            continue; // dropped meanwhile by retention
-        q.addBindValue(qlonglong(floor));
-        q.addBindValue(qlonglong(oldestAt));
-        if (!filter.actor.empty())
-            q.addBindValue(actor);
-        if (!filter.kind.empty())
-            q.addBindValue(kind);
-        if (!filter.resource.empty()) {
-            q.addBindValue(resource);
-            q.addBindValue(resource + QLatin1Char('/'));
-            q.addBindValue(resource + QLatin1Char('0'));
+        // Rows come in the partition's key order, which a damaged page can break (a key
+        // rewritten out of order or out of the partition's range). Such a row is passed over,
+        // never handed on: a reader pages by the last sequence it saw. The rows it took from a
+        // LIMIT are made up with another read from the last good row.
+        for (std::uint64_t cursor = out.empty() ? floor : out.back().seq; out.size() < limit;) {
+            QSqlQuery q(db);
+            q.setForwardOnly(true);
+            if (!q.prepare(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY seq LIMIT ?")
+                               .arg(QLatin1String(kColumns), table(part), where)))
+                break; // dropped meanwhile by retention
+            q.addBindValue(qlonglong(cursor));
+            q.addBindValue(qlonglong(oldestAt));
+            if (!filter.actor.empty())
+                q.addBindValue(actor);
+            if (!filter.kind.empty())
+                q.addBindValue(kind);
+            if (!filter.resource.empty()) {
+                q.addBindValue(resource);
+                q.addBindValue(resource + QLatin1Char('/'));
+                q.addBindValue(resource + QLatin1Char('0'));
+            }
+            const std::size_t wanted = limit - out.size();
+            q.addBindValue(qlonglong(wanted));
+            if (!q.exec())
+                break;
+            std::size_t read = 0;
+            std::size_t taken = 0;
+            for (; q.next(); ++read) {
+                LedgerEvent e = eventFrom(q);
+                if (e.seq <= cursor || partOf(e.seq, bounds.rows) != part)
+                    continue;
+                cursor = e.seq;
+                out.push_back(std::move(e));
+                ++taken;
+            }
+            if (read < wanted || taken == 0)
+                break; // the partition is read to its end (or gives nothing more in order)
         }
-        q.addBindValue(qlonglong(limit - out.size()));
-        if (!q.exec())
-            continue;
-        while (q.next())
-            out.push_back(eventFrom(q));
         if (out.size() >= limit)
             break;
     }

@@ -6,6 +6,7 @@
 
 #include <QFile>
 #include <QSqlDatabase>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
@@ -28,6 +29,7 @@ private slots:
     void aSchemaOneLedgerIsCarriedForward();
     void retentionDropsWholePartitionsAndReadsHonourTheBounds();
     void queriesPageAcrossPartitionsWithEveryFilter();
+    void aLedgerRowOutsideItsPartitionIsPassedOver();
     void sealedPartitionsGetTheirIndexes();
     void aSchemaTwoLedgerIsMovedIntoPartitions();
     void damagedStateIsRefusedButNotADamagedLedgerPage();
@@ -544,6 +546,40 @@ void TstSqliteStore::queriesPageAcrossPartitionsWithEveryFilter()
     from = {};
     from.fromAt = 1000 + 51 * 10;
     QVERIFY(store.ledger(0, 100, from).empty());
+}
+
+void TstSqliteStore::aLedgerRowOutsideItsPartitionIsPassedOver()
+{
+    SqliteStore::Options options{path()};
+    options.partitionRows = 8;
+    {
+        SqliteStore store(options);
+        std::string error;
+        QVERIFY(store.load(&error));
+        StoreOps ops;
+        for (std::uint64_t seq = 1; seq <= 20; ++seq)
+            ops.add(AppendEvent{event(seq, "did:agent:a", 1000 + TimeMs(seq))});
+        QVERIFY(commit(store, std::move(ops)));
+    }
+    // What a damaged page can show: a key no writer put there (40 belongs to partition 4).
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "edit");
+        db.setDatabaseName(path());
+        QVERIFY(db.open());
+        QSqlQuery q(db);
+        QVERIFY2(
+            q.exec("INSERT INTO ledger_p00000000 SELECT 40, at, kind, actor, resource, "
+                   "lease_id, token, ttl_ms, reason, facts FROM ledger_p00000000 WHERE seq = 1"),
+            qPrintable(q.lastError().text()));
+    }
+    QSqlDatabase::removeDatabase("edit");
+    SqliteStore store(options);
+    std::string error;
+    QVERIFY2(store.load(&error), error.c_str());
+    // Readers page by the last sequence they saw: one out of order would end their reading.
+    QCOMPARE(seqs(store.ledger(0, 100, {})), range(1, 20));
+    QCOMPARE(seqs(store.ledger(0, 9, {})), range(1, 9));
+    QCOMPARE(seqs(store.ledger(5, 100, {"did:agent:a", {}, {}})), range(6, 20));
 }
 
 void TstSqliteStore::sealedPartitionsGetTheirIndexes()
