@@ -10,6 +10,7 @@ packages=(
     libbenchmark-dev
     clang libclang-rt-14-dev
     xvfb xauth
+    etcd-server etcd-client
     desktop-file-utils appstream librsvg2-bin dpkg-dev
 )
 

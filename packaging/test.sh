@@ -16,7 +16,7 @@ npm ci --prefix tests/mcp --no-audit --no-fund --loglevel=error
 
 jobs=$(nproc)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLEASEHOLD_WERROR=ON \
-    -DLEASEHOLD_REQUIRE_NODE_TESTS=ON
+    -DLEASEHOLD_REQUIRE_NODE_TESTS=ON -DLEASEHOLD_REQUIRE_ETCD_TESTS=ON
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 # The Debian package: built, inspected, installed on this machine and run from /usr/bin.
@@ -28,7 +28,7 @@ node tests/bench/soak/soak.mjs --binary build/app/leasehold --minutes 2 --agents
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLEASEHOLD_WERROR=ON \
     -DCMAKE_CXX_COMPILER=clang++ -DLEASEHOLD_FUZZ=ON \
     -DLEASEHOLD_SANITIZE=address,undefined -DLEASEHOLD_BUILD_BENCHMARKS=OFF \
-    -DLEASEHOLD_GUI=OFF -DLEASEHOLD_REQUIRE_NODE_TESTS=ON
+    -DLEASEHOLD_GUI=OFF -DLEASEHOLD_REQUIRE_NODE_TESTS=ON -DLEASEHOLD_REQUIRE_ETCD_TESTS=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
