@@ -35,12 +35,23 @@ struct StoreStats
 // and reports ok again after its first successful commit; nothing it reported durable is lost.
 struct StoreHealth
 {
-    enum class Problem { None, DiskFull, IoError, ReadOnly, Locked, CannotOpen, Unresponsive };
+    enum class Problem {
+        None,
+        DiskFull,
+        IoError,
+        ReadOnly,
+        Locked,
+        CannotOpen,
+        Unresponsive,
+        EtcdUnavailable, // cluster mode: etcd cannot be reached, or has no quorum
+        NotLeading,      // cluster mode: this instance's election key is gone
+    };
     Problem problem = Problem::None;
     std::string detail; // what the storage said, for the log and the operator
 
     bool ok() const { return problem == Problem::None; }
-    // "disk_full", "io_error", "read_only", "locked", "cannot_open", "unresponsive" or "ok".
+    // "disk_full", "io_error", "read_only", "locked", "cannot_open", "unresponsive",
+    // "etcd_unavailable", "not_leading" or "ok".
     const char *reasonName() const;
     // "the disk is full" and so on, for sentences an agent or an operator reads.
     const char *phrase() const;

@@ -19,6 +19,10 @@ const char *StoreHealth::reasonName() const
         return "cannot_open";
     case Problem::Unresponsive:
         return "unresponsive";
+    case Problem::EtcdUnavailable:
+        return "etcd_unavailable";
+    case Problem::NotLeading:
+        return "not_leading";
     }
     return "io_error";
 }
@@ -40,6 +44,10 @@ const char *StoreHealth::phrase() const
         return "the state database cannot be opened";
     case Problem::Unresponsive:
         return "the disk has not confirmed a write in time";
+    case Problem::EtcdUnavailable:
+        return "etcd cannot be reached or has no quorum";
+    case Problem::NotLeading:
+        return "this instance no longer leads the cluster";
     }
     return "the store is failing";
 }

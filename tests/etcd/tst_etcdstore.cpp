@@ -1,0 +1,273 @@
+// The cluster store against a real three-member etcd on loopback: the engine's state written
+// by an elected leader and read back by the next, the ledger ring copied into each instance's
+// own ledger, etcd's transaction limits, a deposed leader committing nothing more, and etcd
+// without quorum making the store unavailable until it is back.
+
+#include "election.h"
+#include "etcdcluster.h"
+#include "etcdcodec.h"
+#include "etcdstore.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace leasehold;
+using namespace leasehold::etcd;
+
+class TstEtcdStore : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void theStateAndLedgerReachTheNextLeader();
+    void aBigBatchIsSplitAndOnlyLastWordsAreWritten();
+    void theRingKeepsTheNewestEvents();
+    void aDeposedLeaderCommitsNothingMore();
+    void withoutQuorumTheStoreIsUnavailableUntilItIsBack();
+    void valuesNoLeaseholdWroteAreSkipped();
+
+private:
+    // A store of instance `name` on this test's prefix, with its own local ledger.
+    std::unique_ptr<EtcdStore> store(const QString &name, std::uint64_t ring = 50'000)
+    {
+        EtcdStore::Options o;
+        o.etcd = {m_cluster->endpoints(), 1500};
+        o.prefix = m_prefix;
+        o.localLedger.path = m_dir->filePath(name + QStringLiteral(".db"));
+        o.ringEvents = ring;
+        o.closeTimeoutMs = 500;
+        return std::make_unique<EtcdStore>(o);
+    }
+    // Whether `s` made `ops` durable within 10 s.
+    [[nodiscard]] static bool commit(EtcdStore &s, StoreOps ops)
+    {
+        std::uint64_t durable = 0;
+        s.setDurableCallback([&](std::uint64_t t) { durable = t; });
+        const std::uint64_t ticket = s.submit(ops);
+        const bool done = QTest::qWaitFor([&] { return durable >= ticket; }, 10'000);
+        s.setDurableCallback({});
+        return done;
+    }
+    static LedgerEvent event(std::uint64_t seq)
+    {
+        LedgerEvent e;
+        e.seq = seq;
+        e.at = 1'000 + TimeMs(seq);
+        e.kind = EventKind::Granted;
+        e.actorDid = "did:agent:a";
+        e.resource = "lock:r/" + std::to_string(seq);
+        e.leaseId = "ls_" + std::to_string(seq);
+        e.token = seq;
+        e.ttlMs = 30'000;
+        e.facts.mode = Mode::Write;
+        e.facts.waitedMs = 7;
+        return e;
+    }
+    static LeaseInfo lease(int i)
+    {
+        return {"ls_" + std::to_string(i),
+                "lock:r/" + std::to_string(i),
+                "did:agent:a",
+                Mode::Write,
+                std::uint64_t(i),
+                1'000,
+                61'000,
+                60'000,
+                0,
+                false,
+                false};
+    }
+    std::vector<KeyValue> keys(const std::string &under)
+    {
+        Client c({m_cluster->endpoints(), 2000});
+        const std::string from = m_prefix + under;
+        return c.range(from, Client::prefixEnd(from)).value_or(std::vector<KeyValue>{});
+    }
+
+    std::unique_ptr<EtcdCluster> m_cluster;
+    std::unique_ptr<Client> m_electionClient;
+    std::unique_ptr<Election> m_election;
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::string m_prefix;
+    int m_test = 0;
+};
+
+void TstEtcdStore::initTestCase()
+{
+    m_cluster = std::make_unique<EtcdCluster>(3);
+    std::string error;
+    QVERIFY2(m_cluster->start(&error), error.c_str());
+}
+
+void TstEtcdStore::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    m_prefix = "t" + std::to_string(++m_test) + "/";
+    m_electionClient = std::make_unique<Client>(Client::Options{m_cluster->endpoints(), 1500});
+    Election::Options o;
+    o.prefix = m_prefix;
+    o.address = "http://a:1";
+    m_election = std::make_unique<Election>(*m_electionClient, o);
+    QCOMPARE(m_election->step(), Election::Role::Leader);
+}
+
+void TstEtcdStore::theStateAndLedgerReachTheNextLeader()
+{
+    {
+        auto a = store("a");
+        std::string error;
+        QVERIFY2(a->load(&error), error.c_str());
+        a->setFence(m_election->fence());
+        QVERIFY(commit(*a, {PutLease{lease(1)}, PutLease{lease(2)},
+                            PutAgent{{"did:agent:a", 0.75, 3, 1, true}}, ReserveTokens{1'000},
+                            PutKey{{std::string(64, 'c'), "did:agent:a", "agent", 5}},
+                            AppendEvent{event(1)}, AppendEvent{event(2)}}));
+        QVERIFY(commit(*a, {DropLease{"ls_1"}, AppendEvent{event(3)}}));
+        QVERIFY(a->health().ok());
+        QCOMPARE(a->ledger(0, 10, {}).size(), 3u); // its own copy
+        a->close();
+    }
+    // The next leader, with a ledger of its own that has seen nothing yet.
+    auto b = store("b");
+    std::string error;
+    const std::optional<StoredState> state = b->load(&error);
+    QVERIFY2(state, error.c_str());
+    QCOMPARE(state->leases.size(), 1u);
+    QCOMPARE(state->leases[0].leaseId, std::string("ls_2"));
+    QCOMPARE(state->leases[0].token, 2u);
+    QCOMPARE(state->leases[0].expiresAt, 61'000);
+    QCOMPARE(state->agents.size(), 1u);
+    QCOMPARE(state->agents[0].trust, 0.75);
+    QVERIFY(state->agents[0].suspended);
+    QCOMPARE(state->keys.size(), 1u);
+    QCOMPARE(state->keys[0].role, std::string("agent"));
+    QCOMPARE(state->tokenEnd, 1'000u);
+    QCOMPARE(state->lastSeq, 3u);
+    // The ring was copied into b's own ledger, facts and all.
+    QVERIFY(QTest::qWaitFor([&] { return b->ledger(0, 10, {}).size() == 3; }, 5'000));
+    const std::vector<LedgerEvent> ledger = b->ledger(0, 10, {});
+    QCOMPARE(ledger[2], event(3));
+}
+
+void TstEtcdStore::aBigBatchIsSplitAndOnlyLastWordsAreWritten()
+{
+    auto a = store("a");
+    std::string error;
+    QVERIFY2(a->load(&error), error.c_str());
+    a->setFence(m_election->fence());
+    // 1 000 leases and 1 000 events: far beyond etcd's 128 operations a transaction.
+    StoreOps ops;
+    for (int i = 1; i <= 1'000; ++i) {
+        ops.putLease(lease(i));
+        ops.appendEvent(event(std::uint64_t(i)));
+    }
+    // Granted and released within the batch: nothing of it is written but its ledger rows.
+    ops.putLease(lease(5'000));
+    ops.dropLease("ls_5000");
+    QVERIFY(commit(*a, std::move(ops)));
+    QCOMPARE(keys("state/lease/").size(), 1'000u);
+    QCOMPARE(keys("ledger/").size(), 1'000u);
+    QVERIFY(a->stats().batches >= 1);
+}
+
+void TstEtcdStore::theRingKeepsTheNewestEvents()
+{
+    auto a = store("a", 10);
+    std::string error;
+    QVERIFY2(a->load(&error), error.c_str());
+    a->setFence(m_election->fence());
+    for (std::uint64_t seq = 1; seq <= 25; seq += 5) {
+        StoreOps ops;
+        for (std::uint64_t s = seq; s < seq + 5; ++s)
+            ops.appendEvent(event(s));
+        QVERIFY(commit(*a, std::move(ops)));
+    }
+    const std::vector<KeyValue> ring = keys("ledger/");
+    QCOMPARE(ring.size(), 10u);
+    QCOMPARE(decodeEvent(ring.front().value)->seq, 16u);
+    QCOMPARE(decodeEvent(ring.back().value)->seq, 25u);
+    QCOMPARE(a->ledger(0, 100, {}).size(), 25u); // the instance's own ledger keeps them all
+}
+
+void TstEtcdStore::aDeposedLeaderCommitsNothingMore()
+{
+    auto a = store("a");
+    std::string error;
+    QVERIFY2(a->load(&error), error.c_str());
+    a->setFence(m_election->fence());
+    QVERIFY(commit(*a, {PutLease{lease(1)}}));
+    std::vector<StoreHealth> heard;
+    a->setHealthCallback([&](const StoreHealth &h) { heard.push_back(h); });
+    // Its session ends (as when etcd expires it) and another instance is elected.
+    m_election->resign();
+    Client other({m_cluster->endpoints(), 1500});
+    Election::Options o;
+    o.prefix = m_prefix;
+    o.address = "http://b:2";
+    Election b(other, o);
+    QCOMPARE(b.step(), Election::Role::Leader);
+    StoreOps late{PutLease{lease(2)}};
+    const std::uint64_t ticket = a->submit(late);
+    QVERIFY(QTest::qWaitFor([&] { return !heard.empty(); }, 5'000));
+    QCOMPARE(heard.back().problem, StoreHealth::Problem::NotLeading);
+    QVERIFY2(heard.back().detail.find("is gone") != std::string::npos, heard.back().detail.c_str());
+    QVERIFY(a->deposed());
+    QVERIFY(a->stats().durable < ticket);
+    QCOMPARE(keys("state/lease/").size(), 1u); // nothing of it reached etcd
+    a->close();
+    QCOMPARE(a->stats().lostOps, 1u);
+    b.resign();
+}
+
+void TstEtcdStore::withoutQuorumTheStoreIsUnavailableUntilItIsBack()
+{
+    auto a = store("a");
+    std::string error;
+    QVERIFY2(a->load(&error), error.c_str());
+    a->setFence(m_election->fence());
+    QVERIFY(commit(*a, {PutLease{lease(1)}}));
+    std::vector<StoreHealth> heard;
+    a->setHealthCallback([&](const StoreHealth &h) { heard.push_back(h); });
+    std::uint64_t durable = 0;
+    a->setDurableCallback([&](std::uint64_t t) { durable = t; });
+    m_cluster->kill(1);
+    m_cluster->kill(2);
+    StoreOps ops{PutLease{lease(2)}};
+    const std::uint64_t ticket = a->submit(ops);
+    QVERIFY(QTest::qWaitFor([&] { return !heard.empty(); }, 5'000));
+    QCOMPARE(heard.back().problem, StoreHealth::Problem::EtcdUnavailable);
+    QVERIFY(durable < ticket);
+    QVERIFY2(m_cluster->restart(1, &error), error.c_str());
+    QVERIFY2(m_cluster->restart(2, &error), error.c_str());
+    // Back: the batch it kept retrying commits, and the store says it is well again. (The
+    // election's session, 3 s, outlived the outage here; a longer one would have deposed it.)
+    QVERIFY(QTest::qWaitFor([&] { return durable >= ticket; }, 15'000));
+    QVERIFY(QTest::qWaitFor([&] { return heard.back().ok(); }, 5'000));
+    QCOMPARE(keys("state/lease/").size(), 2u);
+}
+
+void TstEtcdStore::valuesNoLeaseholdWroteAreSkipped()
+{
+    Client c({m_cluster->endpoints(), 2000});
+    QVERIFY(c.put(m_prefix + "state/lease/ls_1", encodeLease(lease(1))));
+    QVERIFY(c.put(m_prefix + "state/lease/ls_9", encodeLease(lease(1)))); // not its own id
+    QVERIFY(c.put(m_prefix + "state/lease/ls_2", "{\"leaseId\": \"ls_2\"}"));
+    QVERIFY(c.put(m_prefix + "state/agent/did:agent:x", "not json"));
+    auto a = store("a");
+    std::string error;
+    const std::optional<StoredState> state = a->load(&error);
+    QVERIFY2(state, error.c_str());
+    QCOMPARE(state->leases.size(), 1u);
+    QVERIFY(state->agents.empty());
+    QCOMPARE(state->tokenEnd, 2u); // past the stored lease's token, whatever the mark says
+    // A mark no run could have written stops the start.
+    QVERIFY(c.put(m_prefix + "state/token_end", "9223372036854775807"));
+    auto b = store("b");
+    QVERIFY(!b->load(&error));
+    QVERIFY2(error.find("impossible") != std::string::npos, error.c_str());
+}
+
+QTEST_MAIN(TstEtcdStore)
+#include "tst_etcdstore.moc"
