@@ -6,6 +6,7 @@
 #include <QCommandLineParser>
 #include <QFile>
 #include <QTextStream>
+#include <QUrl>
 
 const std::vector<AppFlag> &appFlags()
 {
@@ -25,6 +26,13 @@ const std::vector<AppFlag> &appFlags()
          ""},
         {"config", "FILE", "JSON config file; flags override it.", ""},
         {"demo", nullptr, "Drive simulated agents over loopback HTTP so every view is alive.", ""},
+        {"etcd", "URLS",
+         "Cluster mode: keep state in etcd (comma-separated client URLs) and lead or stand by.",
+         ""},
+        {"advertise", "URL", "Cluster mode: where standbys send agents (default: this listener).",
+         ""},
+        {"etcd-prefix", "PREFIX", "Cluster mode: the etcd key prefix (default leasehold/).", ""},
+        {"session-ttl", "SECONDS", "Cluster mode: the leader's etcd session (default 3).", ""},
     };
     return all;
 }
@@ -111,6 +119,34 @@ ParsedOptions parseOptions(const QStringList &arguments)
     flag(keys, o.keysFile);
     flag(workspace, o.workspace);
     flag(dataDir, o.dataDir);
+    if (parser.isSet(QStringLiteral("etcd")))
+        o.etcd = parser.value(QStringLiteral("etcd")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    flag(QStringLiteral("advertise"), o.advertise);
+    flag(QStringLiteral("etcd-prefix"), o.etcdPrefix);
+    if (parser.isSet(QStringLiteral("session-ttl"))) {
+        bool ok = false;
+        o.sessionTtlSeconds = parser.value(QStringLiteral("session-ttl")).toInt(&ok);
+        if (!ok || o.sessionTtlSeconds < 2 || o.sessionTtlSeconds > 600) {
+            QTextStream(stderr) << "leasehold: --session-ttl must be 2 to 600 seconds\n";
+            result.exitCode = 2;
+            return result;
+        }
+    }
+    for (const QString &url : o.etcd) {
+        const QUrl parsed(url.trimmed());
+        if (!parsed.isValid() || parsed.scheme() != QLatin1String("http") ||
+            parsed.host().isEmpty() || parsed.port() <= 0) {
+            QTextStream(stderr) << "leasehold: --etcd takes http://HOST:PORT client URLs (got '"
+                                << url << "')\n";
+            result.exitCode = 2;
+            return result;
+        }
+    }
+    if (!o.etcd.isEmpty() && o.inMemory) {
+        QTextStream(stderr) << "leasehold: --etcd keeps state in etcd; it cannot run --in-memory\n";
+        result.exitCode = 2;
+        return result;
+    }
     o.configFile = parser.value(config);
     result.options = o;
     return result;

@@ -1,8 +1,10 @@
 #include "service.h"
 
+#include "clustermember.h"
 #include "consolecommands.h"
 #include "consolefeed.h"
 #include "enginehost.h"
+#include "etcdstore.h"
 #include "httpfront.h"
 #include "keystore.h"
 #include "logging.h"
@@ -16,6 +18,9 @@
 #include <QHostAddress>
 #include <QStandardPaths>
 #include <QTextStream>
+
+#include <cstdio>
+#include <cstdlib>
 
 using namespace leasehold;
 
@@ -126,6 +131,8 @@ int Service::start()
     front.progressEveryMs = m_options.mcpProgressMs;
     front.version = QStringLiteral(LEASEHOLD_VERSION);
     m_front = std::make_unique<HttpFront>(*m_host, std::move(*keys), front);
+    if (!m_options.etcd.isEmpty())
+        m_front->setStandby(QString()); // until elected: nothing is served from an empty engine
     const quint16 port = m_front->listen(address, m_options.port, &error);
     if (port == 0) {
         err << "leasehold: cannot listen on " << m_options.bind << ":" << m_options.port << ": "
@@ -137,11 +144,102 @@ int Service::start()
                              : address.toString();
     m_url = QStringLiteral("http://%1:%2").arg(host).arg(port);
     QTextStream(stdout) << "listening " << m_url << Qt::endl;
+    if (!m_options.etcd.isEmpty())
+        joinCluster(dir);
     return 0;
+}
+
+void Service::joinCluster(const QString &dir)
+{
+    m_dataDir = dir;
+    ClusterMember::Options o;
+    for (const QString &url : m_options.etcd)
+        o.endpoints.push_back(QUrl(url.trimmed()));
+    o.prefix = m_options.etcdPrefix.toStdString();
+    o.advertise = (m_options.advertise.isEmpty() ? m_url : m_options.advertise).toStdString();
+    o.sessionTtlSeconds = m_options.sessionTtlSeconds;
+    m_front->setClusterFacts([this, advertise = QString::fromStdString(o.advertise)] {
+        return nlohmann::json{{"role", m_leading ? "leader" : "standby"},
+                              {"leader", m_leader.toStdString()},
+                              {"advertise", advertise.toStdString()},
+                              {"term", m_term}};
+    });
+    m_cluster = std::make_unique<ClusterMember>(o);
+    connect(m_cluster.get(), &ClusterMember::changed, this,
+            [this](ClusterMember::Role role, const QString &leader, const QString &fenceKey,
+                   qint64 term) { onClusterChange(int(role), leader, fenceKey, term); });
+    qCInfo(lcService) << "cluster mode: etcd" << m_options.etcd.join(QLatin1Char(',')) << "prefix"
+                      << m_options.etcdPrefix << "- standing for election as"
+                      << o.advertise.c_str();
+    m_cluster->start();
+}
+
+void Service::onClusterChange(int role, const QString &leader, const QString &fenceKey, qint64 term)
+{
+    m_leader = leader;
+    const bool elected = role == int(ClusterMember::Role::Leader);
+    if (elected && !m_leading) {
+        if (!takeOver(fenceKey, term)) {
+            std::fflush(stdout);
+            std::_Exit(7); // resigning by going: the next candidate takes over
+        }
+        return;
+    }
+    if (m_leading && (!elected || term != m_term)) {
+        // Its session ended (etcd unreachable past the margin, or the process was frozen): it
+        // stops at once. What it had not made durable was never answered; a supervisor
+        // restarts it, and it stands again as a standby.
+        qCCritical(lcService) << "no longer leading (term" << m_term
+                              << "); the leader it last saw is"
+                              << (leader.isEmpty() ? QStringLiteral("not known yet") : leader)
+                              << "- stepping down (exit 7)";
+        std::fflush(stdout);
+        std::_Exit(7);
+    }
+    if (!m_leading) {
+        m_front->setStandby(leader);
+        qCInfo(lcService) << "standing by; the leader is"
+                          << (leader.isEmpty() ? QStringLiteral("not elected yet") : leader);
+    }
+}
+
+bool Service::takeOver(const QString &fenceKey, qint64 term)
+{
+    etcd::EtcdStore::Options o;
+    for (const QString &url : m_options.etcd)
+        o.etcd.endpoints.push_back(QUrl(url.trimmed()));
+    o.prefix = m_options.etcdPrefix.toStdString();
+    o.localLedger.path = QDir(m_dataDir).filePath(QStringLiteral("ledger.db"));
+    o.localLedger.retainRows = std::uint64_t(m_options.ledgerRetainRows);
+    o.localLedger.retainMs = std::int64_t(m_options.ledgerRetainDays) * 24 * 3600 * 1000;
+    m_clusterStore = std::make_unique<etcd::EtcdStore>(o);
+    std::string error;
+    std::optional<StoredState> stored = m_clusterStore->load(&error);
+    if (!stored) {
+        qCCritical(lcService) << "elected (term" << term
+                              << ") but cannot take over:" << error.c_str();
+        return false;
+    }
+    m_clusterStore->setFence({fenceKey.toStdString(),
+                              etcd::Compare::Target::Create,
+                              etcd::Compare::Result::Equal,
+                              term,
+                              {}});
+    const int restored = m_host->restoreFrom(*m_clusterStore, *stored);
+    m_front->acceptStoredKeys(stored->keys);
+    m_leading = true;
+    m_term = term;
+    m_front->setStandby(std::nullopt);
+    qCInfo(lcService) << "leading (term" << term << "): restored" << restored << "of"
+                      << stored->leases.size() << "leases from etcd, tokens continue from"
+                      << m_host->engine().nextToken();
+    return true;
 }
 
 std::optional<std::vector<StoredKey>> Service::openStore(const QString &dir, QString *error)
 {
+    if (!m_options.etcd.isEmpty())
+        return std::vector<StoredKey>(); // the state is etcd's, read when elected
     if (m_options.inMemory) {
         qCInfo(lcService) << "state in memory only (--in-memory): nothing survives a restart";
         return std::vector<StoredKey>();
@@ -218,6 +316,7 @@ void Service::shutdown(std::function<void()> done)
     // before the process goes.
     m_host->closeStore();
     m_front->flushConnections();
+    m_cluster.reset(); // resigns: a standby leads at once rather than after the session
     if (m_store && m_store->writerStuck()) {
         // Its writer never came back from the disk and still uses it: leave it be.
         (void)m_store.release();

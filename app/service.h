@@ -16,7 +16,11 @@ class ConsoleFeed;
 class EngineHost;
 class HttpFront;
 class SqliteStore;
+namespace etcd {
+class EtcdStore;
+}
 } // namespace leasehold
+class ClusterMember;
 
 // One running Leasehold service built from the options: the engine host and the HTTP front on
 // this thread, with keys from --keys, --open, or the data directory's key store, and state
@@ -54,9 +58,20 @@ private:
     // Opens the state database in `dir` and restores the engine from it (nothing with
     // --in-memory); returns the keys minted in earlier runs, or nothing (with `error`).
     std::optional<std::vector<leasehold::StoredKey>> openStore(const QString &dir, QString *error);
+    // Cluster mode: stands for election; serves once elected (takeOver), and exits when it no
+    // longer leads (a supervisor restarts it as a standby).
+    void joinCluster(const QString &dir);
+    void onClusterChange(int role, const QString &leader, const QString &fenceKey, qint64 term);
+    bool takeOver(const QString &fenceKey, qint64 term);
 
     AppOptions m_options;
     std::unique_ptr<leasehold::SqliteStore> m_store; // outlives the host, which writes to it
+    std::unique_ptr<leasehold::etcd::EtcdStore> m_clusterStore; // cluster mode, once leading
+    std::unique_ptr<ClusterMember> m_cluster;
+    QString m_dataDir;
+    bool m_leading = false;
+    QString m_leader;
+    qint64 m_term = 0;
     std::unique_ptr<leasehold::EngineHost> m_host;
     std::unique_ptr<leasehold::HttpFront> m_front;
     std::unique_ptr<leasehold::ConsoleFeed> m_feed;

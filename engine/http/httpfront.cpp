@@ -69,6 +69,8 @@ QByteArray reasonPhrase(int status)
         return "Internal Server Error";
     case 503:
         return "Service Unavailable";
+    case 307:
+        return "Temporary Redirect";
     default:
         return "Status";
     }
@@ -309,6 +311,10 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
 void HttpFront::serve(RestCall call, const std::function<bool(const HttpReply &)> &send,
                       Deferral &deferral)
 {
+    if (m_standby && !(call.method == "GET" && call.path == QLatin1String("/healthz"))) {
+        send(standbyAnswer(call, *m_standby));
+        return;
+    }
     Respond respond = [send](HttpReply reply) { send(reply); };
     // Grants made while this request is served (now, or when its parked wait ends) belong to
     // this answer: if it cannot be delivered, they are given back instead of leaked.
@@ -361,6 +367,39 @@ void HttpFront::serve(RestCall call, const std::function<bool(const HttpReply &)
                            << describeException(std::current_exception()).c_str();
         respond(RestApi::problem(500, "internal", "an internal error; it was logged"));
     }
+}
+
+void HttpFront::setStandby(std::optional<QString> leader)
+{
+    m_standby = std::move(leader);
+}
+
+void HttpFront::acceptStoredKeys(const std::vector<StoredKey> &keys)
+{
+    for (const StoredKey &k : keys)
+        m_keys.addDigest(
+            QByteArray::fromHex(QByteArray::fromStdString(k.digestHex)),
+            {QString::fromStdString(k.did), k.role == "admin" ? Role::Admin : Role::Agent});
+}
+
+HttpReply HttpFront::standbyAnswer(const RestCall &call, const QString &leader)
+{
+    if (leader.isEmpty()) {
+        HttpReply reply = RestApi::problem(503, "not_leading",
+                                           "this instance stands by and no leader is elected yet");
+        reply.headers.emplace_back("Retry-After", "1");
+        return reply;
+    }
+    QUrl location(leader);
+    location.setPath(call.path);
+    location.setQuery(call.query);
+    HttpReply reply =
+        RestApi::problem(307, "not_leading",
+                         "this instance stands by; the leader is at " + leader.toStdString() +
+                             " (send the same request there, with the same key)");
+    reply.body["leader"] = leader.toStdString();
+    reply.headers.emplace_back("Location", location.toEncoded());
+    return reply;
 }
 
 QByteArray HttpFront::eventChunk(const QByteArray &data)

@@ -65,6 +65,18 @@ public:
     // A key accepted until the process ends, never stored (simulated agents of --demo).
     QByteArray temporaryKey(const QString &did);
     bool open() const { return m_options.open; }
+    // Adds keys minted by earlier runs (kept in the store as digests).
+    void acceptStoredKeys(const std::vector<StoredKey> &keys);
+
+    // Cluster mode. While this instance stands by, every call but GET /healthz is answered
+    // 307 with Location at the same path on `leader` (and the leader named in the body), or
+    // 503 not_leading while no leader is known (an empty `leader`). std::nullopt: it serves.
+    void setStandby(std::optional<QString> leader);
+    bool standingBy() const { return m_standby.has_value(); }
+    void setClusterFacts(std::function<nlohmann::json()> facts)
+    {
+        m_api->setClusterFacts(std::move(facts));
+    }
 
     // Serves one request the transport has read: the body cap, the bearer key, the durability
     // of the answer, then MCP (/mcp) or the REST table, with a thrown error answered 500.
@@ -77,6 +89,7 @@ public:
 private:
     void handle(const QHttpServerRequest &request, QHttpServerResponder &&responder);
     static QByteArray wireFormat(const HttpReply &reply, bool closeAfter);
+    static HttpReply standbyAnswer(const RestCall &call, const QString &leader);
     // One server-sent event carrying `data`, as one chunk of a chunked answer.
     static QByteArray eventChunk(const QByteArray &data);
 
@@ -89,6 +102,7 @@ private:
     RequestStats m_stats;
     QHttpServer m_server;
     GuardedTcpServer *m_tcp = nullptr;
+    std::optional<QString> m_standby;
 };
 
 } // namespace leasehold

@@ -160,6 +160,8 @@ RestApi::RestApi(EngineHost &host, bool open, QString version, AgentPresence *pr
             reply.body = {{"ok", health.ok()},
                           {"version", m_version.toStdString()},
                           {"store", health.reasonName()}};
+            if (m_clusterFacts)
+                reply.body["cluster"] = m_clusterFacts();
             if (!health.ok()) {
                 // Alive, but not able to grant: load balancers and `ctl status` should know.
                 reply.status = 503;

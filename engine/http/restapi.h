@@ -115,6 +115,11 @@ public:
 
     void add(QByteArray method, const QString &path, Access access, QString summary,
              std::function<void(const RestCall &, const Respond &, Deferral &)> handler);
+    // Cluster mode: what /healthz adds as "cluster" (role, leader, term).
+    void setClusterFacts(std::function<nlohmann::json()> facts)
+    {
+        m_clusterFacts = std::move(facts);
+    }
 
 private:
     // The acting agent: the key's DID, or the body's actorDid in open mode. Sets `reply` on
@@ -145,6 +150,7 @@ private:
     QString m_version;
     AgentPresence *m_presence;
     std::vector<Route> m_routes;
+    std::function<nlohmann::json()> m_clusterFacts;
 };
 
 } // namespace leasehold

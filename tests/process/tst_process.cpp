@@ -19,6 +19,7 @@ private slots:
     void printsListeningLineAndServes();
     void portInUseExitsWithTwo();
     void openRefusesANonLoopbackBind();
+    void clusterFlagsAreChecked();
     void sigtermAnswersWaitsAndExitsZero();
     void inMemoryKeepsNothingAcrossRestarts();
 
@@ -76,7 +77,8 @@ void TstProcess::versionAndHelp()
     QVERIFY(p.waitForFinished(10'000));
     const QByteArray help = p.readAllStandardOutput();
     for (const char *flag : {"--headless", "--port", "--bind", "--open", "--keys", "--workspace",
-                             "--data-dir", "--in-memory", "--config", "--demo"})
+                             "--data-dir", "--in-memory", "--config", "--demo", "--etcd",
+                             "--advertise", "--etcd-prefix", "--session-ttl"})
         QVERIFY2(help.contains(flag), flag);
     p.start(QStringLiteral(LEASEHOLD_BINARY), {"--no-such-flag"});
     QVERIFY(p.waitForFinished(10'000));
@@ -127,6 +129,26 @@ void TstProcess::openRefusesANonLoopbackBind()
     QVERIFY(p.waitForFinished(10'000));
     QCOMPARE(p.exitCode(), 2);
     QVERIFY(p.readAllStandardError().contains("loopback"));
+}
+
+void TstProcess::clusterFlagsAreChecked()
+{
+    QTemporaryDir dir;
+    const std::pair<QStringList, const char *> cases[] = {
+        {{"--etcd", "127.0.0.1:2379"}, "--etcd takes http://HOST:PORT client URLs"},
+        {{"--etcd", "http://127.0.0.1:2379,ftp://x:1"}, "(got 'ftp://x:1')"},
+        {{"--etcd", "http://127.0.0.1:2379", "--in-memory"}, "cannot run --in-memory"},
+        {{"--etcd", "http://127.0.0.1:2379", "--session-ttl", "1"}, "--session-ttl must be"},
+    };
+    for (const auto &[flags, says] : cases) {
+        QProcess p;
+        p.start(QStringLiteral(LEASEHOLD_BINARY),
+                QStringList{"--headless", "--data-dir", dir.path()} + flags);
+        QVERIFY(p.waitForFinished(10'000));
+        QCOMPARE(p.exitCode(), 2);
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(err.contains(says), err.constData());
+    }
 }
 
 void TstProcess::sigtermAnswersWaitsAndExitsZero()

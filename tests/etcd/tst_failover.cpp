@@ -1,0 +1,234 @@
+// Two Leasehold processes on one three-member etcd, all on loopback: one leads, the other
+// stands by and redirects; kill -9 of the leader hands the leases (ids, holders, tokens) to
+// the standby, whose new tokens are higher; a leader frozen past its session steps down when
+// it wakes, granting nothing.
+
+#include "etcdcluster.h"
+
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+
+using nlohmann::json;
+
+namespace {
+
+const QString kBase = QStringLiteral("/api/v1/acp/coordination");
+
+} // namespace
+
+class TstFailover : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void theLeaderServesAndTheStandbyRedirects();
+    void killNineOnTheLeaderHandsItsLeasesToTheStandby();
+    void aFrozenLeaderStepsDownWhenItWakes();
+
+private:
+    struct Instance
+    {
+        std::unique_ptr<QProcess> process;
+        quint16 port = 0;
+        QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(port); }
+    };
+    bool start(Instance &instance, const QString &name);
+    // One request, answered within 10 s: status (0: none) and body.
+    std::pair<int, json> call(const Instance &to, const QByteArray &method, const QString &path,
+                              const json &body = nullptr, QByteArray *location = nullptr);
+    // The role /healthz reports ("leader", "standby"), or empty.
+    QString role(const Instance &instance);
+    // The leader /healthz names, or empty.
+    QString leaderSeenBy(const Instance &instance);
+    std::pair<int, json> acquire(const Instance &to, const std::string &agent,
+                                 const std::string &resource)
+    {
+        return call(to, "POST", kBase + "/lease",
+                    {{"actorDid", agent}, {"resources", {resource}}, {"ttlMs", 600'000}});
+    }
+
+    std::unique_ptr<EtcdCluster> m_etcd;
+    QTemporaryDir m_data;
+    QNetworkAccessManager m_net;
+    Instance m_a, m_b;
+    std::uint64_t m_token = 0;
+    std::string m_leaseId;
+};
+
+bool TstFailover::start(Instance &instance, const QString &name)
+{
+    QStringList endpoints;
+    for (const QUrl &url : m_etcd->endpoints())
+        endpoints << url.toString();
+    instance.process = std::make_unique<QProcess>();
+    instance.process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    instance.process->start(QStringLiteral(LEASEHOLD_BINARY),
+                            {"--headless", "--open", "--port", "0", "--data-dir",
+                             m_data.filePath(name), "--etcd", endpoints.join(','), "--session-ttl",
+                             "2"});
+    if (!instance.process->waitForStarted(10'000))
+        return false;
+    while (!instance.process->canReadLine()) {
+        if (!instance.process->waitForReadyRead(20'000))
+            return false;
+    }
+    const QByteArray line = instance.process->readLine().trimmed();
+    instance.port = quint16(line.mid(line.lastIndexOf(':') + 1).toUInt());
+    return line.startsWith("listening http://127.0.0.1:") && instance.port != 0;
+}
+
+std::pair<int, json> TstFailover::call(const Instance &to, const QByteArray &method,
+                                       const QString &path, const json &body, QByteArray *location)
+{
+    QNetworkRequest request(QUrl(to.url() + path));
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::ManualRedirectPolicy);
+    request.setTransferTimeout(10'000);
+    QNetworkReply *reply = m_net.sendCustomRequest(
+        request, method, body.is_null() ? QByteArray() : QByteArray::fromStdString(body.dump()));
+    QEventLoop loop;
+    connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (location)
+        *location = reply->rawHeader("Location");
+    const QByteArray bytes = reply->readAll();
+    reply->deleteLater();
+    return {status, json::parse(bytes.toStdString(), nullptr, false)};
+}
+
+QString TstFailover::role(const Instance &instance)
+{
+    const auto [status, body] = call(instance, "GET", "/healthz");
+    if (status == 0 || !body.is_object() || !body.contains("cluster"))
+        return {};
+    return QString::fromStdString(body["cluster"].value("role", std::string()));
+}
+
+QString TstFailover::leaderSeenBy(const Instance &instance)
+{
+    const auto [status, body] = call(instance, "GET", "/healthz");
+    if (status == 0 || !body.is_object() || !body.contains("cluster"))
+        return {};
+    return QString::fromStdString(body["cluster"].value("leader", std::string()));
+}
+
+void TstFailover::initTestCase()
+{
+    m_etcd = std::make_unique<EtcdCluster>(3);
+    std::string error;
+    QVERIFY2(m_etcd->start(&error), error.c_str());
+    QVERIFY(start(m_a, "a"));
+    QVERIFY(QTest::qWaitFor([&] { return role(m_a) == "leader"; }, 10'000));
+    QVERIFY(start(m_b, "b"));
+    QVERIFY(QTest::qWaitFor([&] { return leaderSeenBy(m_b) == m_a.url(); }, 10'000));
+    QCOMPARE(role(m_b), QStringLiteral("standby"));
+}
+
+void TstFailover::cleanupTestCase()
+{
+    for (Instance *i : {&m_a, &m_b}) {
+        if (i->process && i->process->state() != QProcess::NotRunning) {
+            ::kill(pid_t(i->process->processId()), SIGCONT);
+            i->process->kill();
+            i->process->waitForFinished(10'000);
+        }
+    }
+}
+
+void TstFailover::theLeaderServesAndTheStandbyRedirects()
+{
+    const auto [status, body] = acquire(m_a, "did:agent:x", "lock:deploy/production");
+    QCOMPARE(status, 200);
+    m_token = body["lease"]["token"].get<std::uint64_t>();
+    m_leaseId = body["lease"]["leaseId"].get<std::string>();
+    QByteArray location;
+    const auto [redirected, why] =
+        call(m_b, "POST", kBase + "/lease",
+             {{"actorDid", "did:agent:y"}, {"resources", {"lock:deploy/production"}}}, &location);
+    QCOMPARE(redirected, 307);
+    QCOMPARE(QString::fromUtf8(location), m_a.url() + kBase + "/lease");
+    QCOMPARE(why.value("reason", std::string()), std::string("not_leading"));
+    QCOMPARE(why.value("leader", std::string()), m_a.url().toStdString());
+    const auto [healthy, health] = call(m_b, "GET", "/healthz");
+    QCOMPARE(healthy, 200);
+    QCOMPARE(health["cluster"].value("leader", std::string()), m_a.url().toStdString());
+}
+
+void TstFailover::killNineOnTheLeaderHandsItsLeasesToTheStandby()
+{
+    QVERIFY(m_token > 0);
+    m_a.process->kill(); // SIGKILL
+    m_a.process->waitForFinished(10'000);
+    QElapsedTimer took;
+    took.start();
+    QVERIFY(QTest::qWaitFor([&] { return role(m_b) == "leader"; }, 15'000));
+    qInfo("the standby led %lld ms after the leader was killed (session TTL 2 s)", took.elapsed());
+    // The lease is there, with its id, holder and token: another agent is refused...
+    const auto [held, refusal] = acquire(m_b, "did:agent:y", "lock:deploy/production");
+    QCOMPARE(held, 409);
+    QCOMPARE(refusal.value("holder", std::string()), std::string("did:agent:x"));
+    // ...its holder renews it by its id...
+    const auto [renewed, lease] = call(m_b, "POST", kBase + "/renew",
+                                       {{"actorDid", "did:agent:x"},
+                                        {"resource", "lock:deploy/production"},
+                                        {"leaseId", m_leaseId}});
+    QCOMPARE(renewed, 200);
+    QCOMPARE(lease["lease"]["token"].get<std::uint64_t>(), m_token);
+    // ...and new tokens are higher than any the old leader issued.
+    const auto [granted, fresh] = acquire(m_b, "did:agent:y", "lock:other");
+    QCOMPARE(granted, 200);
+    QVERIFY(fresh["lease"]["token"].get<std::uint64_t>() > m_token);
+    // The old leader, back, stands by behind the new one.
+    QVERIFY(start(m_a, "a"));
+    QVERIFY(QTest::qWaitFor([&] { return leaderSeenBy(m_a) == m_b.url(); }, 10'000));
+    QCOMPARE(role(m_a), QStringLiteral("standby"));
+}
+
+void TstFailover::aFrozenLeaderStepsDownWhenItWakes()
+{
+    QCOMPARE(role(m_b), QStringLiteral("leader"));
+    ::kill(pid_t(m_b.process->processId()), SIGSTOP);
+    QVERIFY(QTest::qWaitFor([&] { return role(m_a) == "leader"; }, 15'000));
+    // A request reaches the frozen old leader (the kernel queues it) before it wakes.
+    QNetworkRequest request(QUrl(m_b.url() + kBase + "/lease"));
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    request.setTransferTimeout(15'000);
+    QNetworkReply *late = m_net.post(request, QByteArray::fromStdString(json{
+                                                  {"actorDid", "did:agent:z"},
+                                                  {"resources", {"lock:frozen"}},
+                                                  {"ttlMs", 600'000}}.dump()));
+    bool sent = false; // written to the socket: in the frozen process's kernel queue
+    connect(late, &QNetworkReply::uploadProgress, this,
+            [&](qint64 done, qint64 total) { sent = sent || (total > 0 && done == total); });
+    QVERIFY(QTest::qWaitFor([&] { return sent; }, 5'000));
+    const auto [granted, lease] = acquire(m_a, "did:agent:w", "lock:frozen");
+    QCOMPARE(granted, 200);
+    ::kill(pid_t(m_b.process->processId()), SIGCONT);
+    // It wakes, finds its session gone, and goes (exit 7); the late request is not granted.
+    QVERIFY(m_b.process->waitForFinished(15'000));
+    QCOMPARE(m_b.process->exitCode(), 7);
+    QVERIFY(QTest::qWaitFor([&] { return late->isFinished(); }, 15'000));
+    QVERIFY2(late->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() != 200,
+             late->readAll().constData());
+    late->deleteLater();
+    // The new leader holds lock:frozen for w alone.
+    const auto [status, refusal] = acquire(m_a, "did:agent:z", "lock:frozen");
+    QCOMPARE(status, 409);
+    QCOMPARE(refusal.value("holder", std::string()), std::string("did:agent:w"));
+}
+
+QTEST_MAIN(TstFailover)
+#include "tst_failover.moc"
