@@ -39,7 +39,7 @@ public:
 
 signals:
     void changed(ClusterMember::Role role, const QString &leader, const QString &fenceKey,
-                 qint64 term);
+                 qint64 term, const QStringList &members);
 
 private:
     static Election::Options electionOptions(const ClusterMember::Options &o)
@@ -59,13 +59,18 @@ private:
         if (!m_election.problem().empty() && m_election.problem() != m_lastProblem)
             qCWarning(lcCluster) << m_election.problem().c_str();
         m_lastProblem = m_election.problem();
-        if (m_reported && mine == m_role && leader == m_leader && m_election.term() == m_term)
+        QStringList members;
+        for (const std::string &address : m_election.candidates())
+            members << QString::fromStdString(address);
+        if (m_reported && mine == m_role && leader == m_leader && m_election.term() == m_term &&
+            members == m_members)
             return;
         m_reported = true;
         m_role = mine;
         m_leader = leader;
         m_term = m_election.term();
-        emit changed(mine, leader, QString::fromStdString(m_election.fence().key), m_term);
+        m_members = members;
+        emit changed(mine, leader, QString::fromStdString(m_election.fence().key), m_term, members);
     }
 
     Client m_client;
@@ -76,6 +81,7 @@ private:
     ClusterMember::Role m_role = ClusterMember::Role::Candidate;
     QString m_leader;
     qint64 m_term = 0;
+    QStringList m_members;
     std::string m_lastProblem;
 };
 

@@ -35,10 +35,11 @@ public:
     void start();
 
 signals:
-    // The role, who leads (an advertised URL; empty when none is known), and while leading the
-    // fence its writes carry: its election key and term.
+    // The role, who leads (an advertised URL; empty when none is known), while leading the
+    // fence its writes carry (its election key and term), and every instance standing, the
+    // leader first.
     void changed(ClusterMember::Role role, const QString &leader, const QString &fenceKey,
-                 qint64 term);
+                 qint64 term, const QStringList &members);
 
 private:
     class Worker;

@@ -173,11 +173,43 @@ CtlExit CtlCommands::status()
         if (auto code = failure(health))
             return *code;
     }
+    // Cluster mode: the role, the leader and every instance; a standby has no state to show.
+    const json cluster = health.body.value("cluster", json());
+    QString clusterLine;
+    if (cluster.is_object()) {
+        QStringList members;
+        for (const json &m : cluster.value("members", json::array()))
+            members << text(m.value("address", json())) + " (" + text(m.value("role", json())) +
+                           ")";
+        const bool leading = cluster.value("role", "") == "leader";
+        clusterLine =
+            (leading
+                 ? QStringLiteral("leader (term %1)").arg(cluster.value("term", std::int64_t(0)))
+                 : QStringLiteral("standby; the leader is %1")
+                       .arg(cluster.value("leader", "").empty()
+                                ? QStringLiteral("not elected yet")
+                                : text(cluster.value("leader", json())))) +
+            (members.isEmpty() ? QString() : "; members: " + members.join(", "));
+        if (!leading) {
+            if (m_json) {
+                printJson({{"version", health.body.value("version", "")},
+                           {"url", m_client.base().toString().toStdString()},
+                           {"cluster", cluster}});
+            } else {
+                m_out << "Leasehold " << text(health.body.value("version", json())) << " at "
+                      << m_client.base().toString() << "\n"
+                      << "cluster:    " << clusterLine << "\n";
+            }
+            return CtlExit::Ok;
+        }
+    }
     const CtlClient::Reply s = m_client.get(kBase + QStringLiteral("/status"));
     if (auto code = failure(s))
         return *code;
     if (m_json) {
         json out = s.body;
+        if (cluster.is_object())
+            out["cluster"] = cluster;
         out["version"] = health.body.value("version", "");
         out["url"] = m_client.base().toString().toStdString();
         out["store"] = health.body.value("store", "ok");
@@ -194,6 +226,7 @@ CtlExit CtlCommands::status()
                              "): " + text(health.body.value("error", json())) + " - grants refused"
                        : QStringLiteral("ok"))
           << "\n"
+          << (clusterLine.isEmpty() ? QString() : "cluster:    " + clusterLine + "\n")
           << "admissions: " << (s.body.value("paused", false) ? "PAUSED" : "open") << "\n"
           << "leases:     " << s.body["leases"].size() << "\n"
           << "waiting:    " << parked << " parked, "

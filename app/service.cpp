@@ -159,24 +159,35 @@ void Service::joinCluster(const QString &dir)
     o.advertise = (m_options.advertise.isEmpty() ? m_url : m_options.advertise).toStdString();
     o.sessionTtlSeconds = m_options.sessionTtlSeconds;
     m_front->setClusterFacts([this, advertise = QString::fromStdString(o.advertise)] {
+        nlohmann::json members = nlohmann::json::array();
+        for (const QString &member : m_members)
+            members.push_back({{"address", member.toStdString()},
+                               {"role", member == m_leader ? "leader" : "standby"}});
         return nlohmann::json{{"role", m_leading ? "leader" : "standby"},
                               {"leader", m_leader.toStdString()},
                               {"advertise", advertise.toStdString()},
-                              {"term", m_term}};
+                              {"term", m_term},
+                              {"members", members}};
     });
     m_cluster = std::make_unique<ClusterMember>(o);
     connect(m_cluster.get(), &ClusterMember::changed, this,
             [this](ClusterMember::Role role, const QString &leader, const QString &fenceKey,
-                   qint64 term) { onClusterChange(int(role), leader, fenceKey, term); });
+                   qint64 term, const QStringList &members) {
+                onClusterChange(int(role), leader, fenceKey, term, members);
+            });
     qCInfo(lcService) << "cluster mode: etcd" << m_options.etcd.join(QLatin1Char(',')) << "prefix"
                       << m_options.etcdPrefix << "- standing for election as"
                       << o.advertise.c_str();
     m_cluster->start();
 }
 
-void Service::onClusterChange(int role, const QString &leader, const QString &fenceKey, qint64 term)
+void Service::onClusterChange(int role, const QString &leader, const QString &fenceKey, qint64 term,
+                              const QStringList &members)
 {
+    const bool news = leader != m_leader || !m_reported;
+    m_reported = true;
     m_leader = leader;
+    m_members = members;
     const bool elected = role == int(ClusterMember::Role::Leader);
     if (elected && !m_leading) {
         if (!takeOver(fenceKey, term)) {
@@ -198,8 +209,9 @@ void Service::onClusterChange(int role, const QString &leader, const QString &fe
     }
     if (!m_leading) {
         m_front->setStandby(leader);
-        qCInfo(lcService) << "standing by; the leader is"
-                          << (leader.isEmpty() ? QStringLiteral("not elected yet") : leader);
+        if (news)
+            qCInfo(lcService) << "standing by; the leader is"
+                              << (leader.isEmpty() ? QStringLiteral("not elected yet") : leader);
     }
 }
 

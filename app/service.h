@@ -61,7 +61,8 @@ private:
     // Cluster mode: stands for election; serves once elected (takeOver), and exits when it no
     // longer leads (a supervisor restarts it as a standby).
     void joinCluster(const QString &dir);
-    void onClusterChange(int role, const QString &leader, const QString &fenceKey, qint64 term);
+    void onClusterChange(int role, const QString &leader, const QString &fenceKey, qint64 term,
+                         const QStringList &members);
     bool takeOver(const QString &fenceKey, qint64 term);
 
     AppOptions m_options;
@@ -70,7 +71,9 @@ private:
     std::unique_ptr<ClusterMember> m_cluster;
     QString m_dataDir;
     bool m_leading = false;
+    bool m_reported = false; // the election has reported at least once
     QString m_leader;
+    QStringList m_members; // every instance standing, the leader first
     qint64 m_term = 0;
     std::unique_ptr<leasehold::EngineHost> m_host;
     std::unique_ptr<leasehold::HttpFront> m_front;

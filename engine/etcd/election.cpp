@@ -95,21 +95,24 @@ void Election::renew(std::int64_t now)
 void Election::observe()
 {
     const std::string prefix = electionPrefix();
-    const std::optional<std::vector<KeyValue>> candidates =
+    std::optional<std::vector<KeyValue>> candidates =
         m_client.range(prefix, Client::prefixEnd(prefix));
     if (!candidates) {
         m_problem = "cannot see the election: " + m_client.lastError().message;
         return; // the role stands until the lease as reckoned runs out
     }
-    const auto lowest = std::min_element(
-        candidates->begin(), candidates->end(),
-        [](const KeyValue &a, const KeyValue &b) { return a.createRevision < b.createRevision; });
+    std::sort(candidates->begin(), candidates->end(), [](const KeyValue &a, const KeyValue &b) {
+        return a.createRevision < b.createRevision;
+    });
+    m_candidates.clear();
+    for (const KeyValue &kv : *candidates)
+        m_candidates.push_back(kv.value);
+    m_leaderAddress = candidates->empty() ? std::string() : candidates->front().value;
     const bool standing = std::any_of(candidates->begin(), candidates->end(),
                                       [&](const KeyValue &kv) { return kv.key == m_key; });
-    m_leaderAddress = lowest == candidates->end() ? std::string() : lowest->value;
     if (!standing) // the session ended between renewals
         return endSession("the etcd session expired");
-    m_role = lowest->key == m_key ? Role::Leader : Role::Follower;
+    m_role = candidates->front().key == m_key ? Role::Leader : Role::Follower;
 }
 
 void Election::resign()

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace leasehold::etcd {
 
@@ -50,6 +51,9 @@ public:
     std::int64_t term() const { return m_term; }
     // The leader's advertised address, as last seen (empty: none known).
     const std::string &leaderAddress() const { return m_leaderAddress; }
+    // Every candidate's advertised address as last seen, the leader first, then in the order
+    // they would lead.
+    const std::vector<std::string> &candidates() const { return m_candidates; }
     // When this candidate must stop leading unless a renewal answers first.
     std::int64_t leadsUntil() const { return m_validUntil; }
     // Why the last step could not see or renew (empty when it could).
@@ -72,6 +76,7 @@ private:
     std::int64_t m_validUntil = 0;
     std::int64_t m_renewAt = 0;
     std::string m_leaderAddress;
+    std::vector<std::string> m_candidates;
     std::string m_problem;
 };
 

@@ -55,6 +55,7 @@ void TstElection::theFirstCandidateLeadsAndTheOthersNameIt()
     QCOMPARE(b.step(), Election::Role::Follower);
     QCOMPARE(b.leaderAddress(), std::string("http://a:1"));
     QCOMPARE(a.leaderAddress(), std::string("http://a:1"));
+    QCOMPARE(b.candidates(), (std::vector<std::string>{"http://a:1", "http://b:2"}));
     QVERIFY(a.term() > 0);
     QVERIFY(b.term() > a.term());
     QCOMPARE(a.step(), Election::Role::Leader); // steps change nothing while nothing changes

@@ -173,6 +173,8 @@ private:
     QString role(const Instance &instance);
     // The leader /healthz names, or empty.
     QString leaderSeenBy(const Instance &instance);
+    // What `leasehold ctl status` prints about `instance`.
+    QString ctlStatus(const Instance &instance, const QString &name);
     std::pair<int, json> acquire(const Instance &to, const std::string &agent,
                                  const std::string &resource)
     {
@@ -247,6 +249,16 @@ QString TstFailover::leaderSeenBy(const Instance &instance)
     return QString::fromStdString(body["cluster"].value("leader", std::string()));
 }
 
+QString TstFailover::ctlStatus(const Instance &instance, const QString &name)
+{
+    QProcess ctl;
+    ctl.start(QStringLiteral(LEASEHOLD_BINARY),
+              {"ctl", "status", "--url", instance.url(), "--data-dir", m_data.filePath(name)});
+    if (!ctl.waitForFinished(20'000) || ctl.exitCode() != 0)
+        return QStringLiteral("(ctl failed: %1)").arg(QString::fromUtf8(ctl.readAll()));
+    return QString::fromUtf8(ctl.readAllStandardOutput());
+}
+
 void TstFailover::initTestCase()
 {
     m_etcd = std::make_unique<EtcdCluster>(3);
@@ -284,6 +296,17 @@ void TstFailover::theLeaderServesAndTheStandbyRedirects()
     QCOMPARE(QString::fromUtf8(location), m_a.url() + kBase + "/lease");
     QCOMPARE(why.value("reason", std::string()), std::string("not_leading"));
     QCOMPARE(why.value("leader", std::string()), m_a.url().toStdString());
+    // `ctl status` shows the cluster from either side.
+    const QString members =
+        QStringLiteral("members: %1 (leader), %2 (standby)").arg(m_a.url(), m_b.url());
+    const QString leader = ctlStatus(m_a, "a");
+    QVERIFY2(leader.contains("cluster:    leader (term ") && leader.contains(members) &&
+                 leader.contains("leases:     1"),
+             qPrintable(leader));
+    const QString standby = ctlStatus(m_b, "b");
+    QVERIFY2(standby.contains("cluster:    standby; the leader is " + m_a.url()) &&
+                 standby.contains(members) && !standby.contains("leases:"),
+             qPrintable(standby));
     const auto [healthy, health] = call(m_b, "GET", "/healthz");
     QCOMPARE(healthy, 200);
     QCOMPARE(health["cluster"].value("leader", std::string()), m_a.url().toStdString());
