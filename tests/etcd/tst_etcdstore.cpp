@@ -40,6 +40,19 @@ private:
         o.closeTimeoutMs = 500;
         return std::make_unique<EtcdStore>(o);
     }
+    // A store of instance `name`, loaded and writing under this test's elected fence; nothing
+    // (the reason logged) when it cannot load.
+    std::unique_ptr<EtcdStore> leading(const QString &name, std::uint64_t ring = 50'000)
+    {
+        std::unique_ptr<EtcdStore> s = store(name, ring);
+        std::string error;
+        if (!s->load(&error)) {
+            qWarning("cannot load: %s", error.c_str());
+            return nullptr;
+        }
+        s->setFence(m_election->fence());
+        return s;
+    }
     // Whether `s` made `ops` durable within 10 s.
     [[nodiscard]] static bool commit(EtcdStore &s, StoreOps ops)
     {
@@ -116,10 +129,8 @@ void TstEtcdStore::init()
 void TstEtcdStore::theStateAndLedgerReachTheNextLeader()
 {
     {
-        auto a = store("a");
-        std::string error;
-        QVERIFY2(a->load(&error), error.c_str());
-        a->setFence(m_election->fence());
+        auto a = leading("a");
+        QVERIFY(a);
         QVERIFY(commit(*a, {PutLease{lease(1)}, PutLease{lease(2)},
                             PutAgent{{"did:agent:a", 0.75, 3, 1, true}}, ReserveTokens{1'000},
                             PutKey{{std::string(64, 'c'), "did:agent:a", "agent", 5}},
@@ -153,10 +164,8 @@ void TstEtcdStore::theStateAndLedgerReachTheNextLeader()
 
 void TstEtcdStore::aBigBatchIsSplitAndOnlyLastWordsAreWritten()
 {
-    auto a = store("a");
-    std::string error;
-    QVERIFY2(a->load(&error), error.c_str());
-    a->setFence(m_election->fence());
+    auto a = leading("a");
+    QVERIFY(a);
     // 1 000 leases and 1 000 events: far beyond etcd's 128 operations a transaction.
     StoreOps ops;
     for (int i = 1; i <= 1'000; ++i) {
@@ -174,10 +183,8 @@ void TstEtcdStore::aBigBatchIsSplitAndOnlyLastWordsAreWritten()
 
 void TstEtcdStore::theRingKeepsTheNewestEvents()
 {
-    auto a = store("a", 10);
-    std::string error;
-    QVERIFY2(a->load(&error), error.c_str());
-    a->setFence(m_election->fence());
+    auto a = leading("a", 10);
+    QVERIFY(a);
     for (std::uint64_t seq = 1; seq <= 25; seq += 5) {
         StoreOps ops;
         for (std::uint64_t s = seq; s < seq + 5; ++s)
@@ -193,10 +200,8 @@ void TstEtcdStore::theRingKeepsTheNewestEvents()
 
 void TstEtcdStore::aDeposedLeaderCommitsNothingMore()
 {
-    auto a = store("a");
-    std::string error;
-    QVERIFY2(a->load(&error), error.c_str());
-    a->setFence(m_election->fence());
+    auto a = leading("a");
+    QVERIFY(a);
     QVERIFY(commit(*a, {PutLease{lease(1)}}));
     std::vector<StoreHealth> heard;
     a->setHealthCallback([&](const StoreHealth &h) { heard.push_back(h); });
@@ -223,10 +228,8 @@ void TstEtcdStore::aDeposedLeaderCommitsNothingMore()
 
 void TstEtcdStore::withoutQuorumTheStoreIsUnavailableUntilItIsBack()
 {
-    auto a = store("a");
-    std::string error;
-    QVERIFY2(a->load(&error), error.c_str());
-    a->setFence(m_election->fence());
+    auto a = leading("a");
+    QVERIFY(a);
     QVERIFY(commit(*a, {PutLease{lease(1)}}));
     std::vector<StoreHealth> heard;
     a->setHealthCallback([&](const StoreHealth &h) { heard.push_back(h); });
@@ -234,6 +237,7 @@ void TstEtcdStore::withoutQuorumTheStoreIsUnavailableUntilItIsBack()
     a->setDurableCallback([&](std::uint64_t t) { durable = t; });
     m_cluster->kill(1);
     m_cluster->kill(2);
+    std::string error;
     StoreOps ops{PutLease{lease(2)}};
     const std::uint64_t ticket = a->submit(ops);
     QVERIFY(QTest::qWaitFor([&] { return !heard.empty(); }, 5'000));
