@@ -4,6 +4,7 @@
 // it wakes, granting nothing.
 
 #include "etcdcluster.h"
+#include "historyagent.h"
 #include "historychecker.h"
 
 #include <QElapsedTimer>
@@ -26,123 +27,6 @@ using nlohmann::json;
 namespace {
 
 const QString kBase = QStringLiteral("/api/v1/acp/coordination");
-constexpr qint64 kTtlMs = 5'000;
-
-// One simulated agent for the history: acquires one of a few resources (TTL 5 s), holds it a
-// moment, releases, and again; follows the leader through redirects, standbys that know no
-// leader yet and instances that died, and records every acknowledged grant with the window
-// it may rely on. An acquire whose answer never came may have been granted: it is not
-// recorded, and released like any other.
-class HistoryAgent : public QObject
-{
-    Q_OBJECT
-
-public:
-    HistoryAgent(QNetworkAccessManager &net, std::string did,
-                 std::function<QStringList()> instances, const QElapsedTimer &clock,
-                 std::vector<GrantRecord> &history)
-        : m_net(net)
-        , m_did(std::move(did))
-        , m_instances(std::move(instances))
-        , m_clock(clock)
-        , m_history(history)
-    {}
-    void start() { acquire(); }
-    void stop() { m_stopping = true; }
-    bool idle() const { return m_idle; }
-
-private:
-    void acquire()
-    {
-        if (m_stopping) {
-            m_idle = true;
-            return;
-        }
-        m_releasing = false;
-        m_resource = "lock:h/" + std::to_string(QRandomGenerator::global()->bounded(3));
-        post({{"actorDid", m_did}, {"resources", {m_resource}}, {"ttlMs", kTtlMs}}, "/lease");
-    }
-    void release()
-    {
-        m_releasing = true;
-        post({{"actorDid", m_did}}, "/release");
-    }
-    void post(const json &body, const char *route)
-    {
-        if (m_url.isEmpty())
-            m_url = m_instances().value(m_next++ % 2);
-        QNetworkRequest request(QUrl(m_url + kBase + route));
-        request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                             QNetworkRequest::ManualRedirectPolicy);
-        request.setTransferTimeout(3'000);
-        const qint64 sent = m_clock.elapsed();
-        if (m_releasing && m_grant && m_releaseSent < 0)
-            m_releaseSent = sent; // the holder stops relying on it from here
-        QNetworkReply *reply = m_net.post(request, QByteArray::fromStdString(body.dump()));
-        connect(reply, &QNetworkReply::finished, this, [this, reply, sent] {
-            reply->deleteLater();
-            answered(reply, sent);
-        });
-    }
-    void answered(QNetworkReply *reply, qint64 sent)
-    {
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const json body = json::parse(reply->readAll().toStdString(), nullptr, false);
-        if (status == 307) { // the leader is elsewhere: ask it, at once
-            const QUrl leader(QString::fromUtf8(reply->rawHeader("Location")));
-            m_url = leader.adjusted(QUrl::RemovePath | QUrl::RemoveQuery).toString();
-            return m_releasing ? release() : acquire();
-        }
-        if (status == 0 || status == 503) { // dead, or no leader known yet
-            m_url.clear();
-            const bool unknown = !m_releasing && status == 0;
-            QTimer::singleShot(100, this, [this, unknown] {
-                // An acquire that may have been granted is released before anything else.
-                if (m_releasing || unknown)
-                    release();
-                else
-                    acquire();
-            });
-            return;
-        }
-        if (!m_releasing) {
-            if (status == 200) {
-                m_grant = GrantRecord{m_resource,
-                                      m_did,
-                                      body["lease"]["token"].get<std::uint64_t>(),
-                                      sent,
-                                      m_clock.elapsed(),
-                                      sent + kTtlMs};
-                m_releaseSent = -1;
-                QTimer::singleShot(20, this, &HistoryAgent::release);
-            } else { // refused: held by another
-                QTimer::singleShot(20, this, &HistoryAgent::acquire);
-            }
-            return;
-        }
-        if (m_grant) {
-            m_grant->untilMs = std::min(m_grant->untilMs, m_releaseSent);
-            m_history.push_back(*m_grant);
-            m_grant.reset();
-        }
-        QTimer::singleShot(10, this, &HistoryAgent::acquire);
-    }
-
-    QNetworkAccessManager &m_net;
-    std::string m_did;
-    std::function<QStringList()> m_instances;
-    const QElapsedTimer &m_clock;
-    std::vector<GrantRecord> &m_history;
-    QString m_url;
-    int m_next = 0;
-    bool m_releasing = false;
-    bool m_stopping = false;
-    bool m_idle = false;
-    std::string m_resource;
-    std::optional<GrantRecord> m_grant;
-    qint64 m_releaseSent = -1;
-};
 
 } // namespace
 
@@ -296,7 +180,16 @@ void TstFailover::theLeaderServesAndTheStandbyRedirects()
     QCOMPARE(QString::fromUtf8(location), m_a.url() + kBase + "/lease");
     QCOMPARE(why.value("reason", std::string()), std::string("not_leading"));
     QCOMPARE(why.value("leader", std::string()), m_a.url().toStdString());
-    // `ctl status` shows the cluster from either side.
+    // `ctl status` shows the cluster from either side (once the leader's last look at the
+    // election, every 250 ms, has seen the standby).
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            const auto [answered, health] = call(m_a, "GET", "/healthz");
+            return answered == 200 &&
+                   health.value("cluster", json::object()).value("members", json::array()).size() ==
+                       2;
+        },
+        5'000));
     const QString members =
         QStringLiteral("members: %1 (leader), %2 (standby)").arg(m_a.url(), m_b.url());
     const QString leader = ctlStatus(m_a, "a");
