@@ -163,6 +163,25 @@ void CtlCommands::printJson(const json &value)
     m_out << QString::fromStdString(value.dump(2)) << "\n";
 }
 
+namespace {
+
+// "leader (term 4); members: URL (leader), URL (standby)" or "standby; the leader is URL; …".
+QString describeCluster(const json &cluster)
+{
+    QStringList members;
+    for (const json &m : cluster.value("members", json::array()))
+        members << text(m.value("address", json())) + " (" + text(m.value("role", json())) + ")";
+    const QString leader = text(cluster.value("leader", json()));
+    const QString role =
+        cluster.value("role", "") == "leader"
+            ? QStringLiteral("leader (term %1)").arg(cluster.value("term", std::int64_t(0)))
+            : QStringLiteral("standby; the leader is %1")
+                  .arg(leader.isEmpty() ? QStringLiteral("not elected yet") : leader);
+    return role + (members.isEmpty() ? QString() : "; members: " + members.join(", "));
+}
+
+} // namespace
+
 CtlExit CtlCommands::status()
 {
     const CtlClient::Reply health = m_client.get(QStringLiteral("/healthz"));
@@ -175,33 +194,17 @@ CtlExit CtlCommands::status()
     }
     // Cluster mode: the role, the leader and every instance; a standby has no state to show.
     const json cluster = health.body.value("cluster", json());
-    QString clusterLine;
-    if (cluster.is_object()) {
-        QStringList members;
-        for (const json &m : cluster.value("members", json::array()))
-            members << text(m.value("address", json())) + " (" + text(m.value("role", json())) +
-                           ")";
-        const bool leading = cluster.value("role", "") == "leader";
-        clusterLine =
-            (leading
-                 ? QStringLiteral("leader (term %1)").arg(cluster.value("term", std::int64_t(0)))
-                 : QStringLiteral("standby; the leader is %1")
-                       .arg(cluster.value("leader", "").empty()
-                                ? QStringLiteral("not elected yet")
-                                : text(cluster.value("leader", json())))) +
-            (members.isEmpty() ? QString() : "; members: " + members.join(", "));
-        if (!leading) {
-            if (m_json) {
-                printJson({{"version", health.body.value("version", "")},
-                           {"url", m_client.base().toString().toStdString()},
-                           {"cluster", cluster}});
-            } else {
-                m_out << "Leasehold " << text(health.body.value("version", json())) << " at "
-                      << m_client.base().toString() << "\n"
-                      << "cluster:    " << clusterLine << "\n";
-            }
-            return CtlExit::Ok;
-        }
+    const QString clusterLine = cluster.is_object() ? describeCluster(cluster) : QString();
+    if (cluster.is_object() && cluster.value("role", "") != "leader") {
+        if (m_json)
+            printJson({{"version", health.body.value("version", "")},
+                       {"url", m_client.base().toString().toStdString()},
+                       {"cluster", cluster}});
+        else
+            m_out << "Leasehold " << text(health.body.value("version", json())) << " at "
+                  << m_client.base().toString() << "\n"
+                  << "cluster:    " << clusterLine << "\n";
+        return CtlExit::Ok;
     }
     const CtlClient::Reply s = m_client.get(kBase + QStringLiteral("/status"));
     if (auto code = failure(s))

@@ -107,11 +107,6 @@ int Service::start()
         err << "leasehold: " << error << "\n";
         return 2;
     }
-    // Keys minted while running (console, ctl keys add) are kept as digests in the store.
-    for (const StoredKey &k : *storedKeys)
-        keys->addDigest(
-            QByteArray::fromHex(QByteArray::fromStdString(k.digestHex)),
-            {QString::fromStdString(k.did), k.role == "admin" ? Role::Admin : Role::Agent});
 
     HttpFront::Options front;
     // Every connection is a descriptor: take what the system allows before sizing the cap.
@@ -131,6 +126,8 @@ int Service::start()
     front.progressEveryMs = m_options.mcpProgressMs;
     front.version = QStringLiteral(LEASEHOLD_VERSION);
     m_front = std::make_unique<HttpFront>(*m_host, std::move(*keys), front);
+    // Keys minted while running (console, ctl keys add) are kept as digests in the store.
+    m_front->acceptStoredKeys(*storedKeys);
     if (!m_options.etcd.isEmpty())
         m_front->setStandby(QString()); // until elected: nothing is served from an empty engine
     const quint16 port = m_front->listen(address, m_options.port, &error);
@@ -148,6 +145,18 @@ int Service::start()
         joinCluster(dir);
     return 0;
 }
+
+namespace {
+
+// Leaves at once, answering nothing more (exit 7: a supervisor restarts it as a standby).
+[[noreturn]] void stepDown()
+{
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(7);
+}
+
+} // namespace
 
 void Service::joinCluster(const QString &dir)
 {
@@ -173,7 +182,7 @@ void Service::joinCluster(const QString &dir)
     connect(m_cluster.get(), &ClusterMember::changed, this,
             [this](ClusterMember::Role role, const QString &leader, const QString &fenceKey,
                    qint64 term, const QStringList &members) {
-                onClusterChange(int(role), leader, fenceKey, term, members);
+                onClusterChange(role, leader, fenceKey, term, members);
             });
     qCInfo(lcService) << "cluster mode: etcd" << m_options.etcd.join(QLatin1Char(',')) << "prefix"
                       << m_options.etcdPrefix << "- standing for election as"
@@ -181,19 +190,17 @@ void Service::joinCluster(const QString &dir)
     m_cluster->start();
 }
 
-void Service::onClusterChange(int role, const QString &leader, const QString &fenceKey, qint64 term,
-                              const QStringList &members)
+void Service::onClusterChange(ClusterMember::Role role, const QString &leader,
+                              const QString &fenceKey, qint64 term, const QStringList &members)
 {
     const bool news = leader != m_leader || !m_reported;
     m_reported = true;
     m_leader = leader;
     m_members = members;
-    const bool elected = role == int(ClusterMember::Role::Leader);
+    const bool elected = role == ClusterMember::Role::Leader;
     if (elected && !m_leading) {
-        if (!takeOver(fenceKey, term)) {
-            std::fflush(stdout);
-            std::_Exit(7); // resigning by going: the next candidate takes over
-        }
+        if (!takeOver(fenceKey, term))
+            stepDown(); // resigning by going: the next candidate takes over
         return;
     }
     if (m_leading && (!elected || term != m_term)) {
@@ -204,8 +211,7 @@ void Service::onClusterChange(int role, const QString &leader, const QString &fe
                               << "); the leader it last saw is"
                               << (leader.isEmpty() ? QStringLiteral("not known yet") : leader)
                               << "- stepping down (exit 7)";
-        std::fflush(stdout);
-        std::_Exit(7);
+        stepDown();
     }
     if (!m_leading) {
         m_front->setStandby(leader);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "clustermember.h"
 #include "options.h"
 #include "storeops.h"
 
@@ -20,7 +21,6 @@ namespace etcd {
 class EtcdStore;
 }
 } // namespace leasehold
-class ClusterMember;
 
 // One running Leasehold service built from the options: the engine host and the HTTP front on
 // this thread, with keys from --keys, --open, or the data directory's key store, and state
@@ -61,8 +61,8 @@ private:
     // Cluster mode: stands for election; serves once elected (takeOver), and exits when it no
     // longer leads (a supervisor restarts it as a standby).
     void joinCluster(const QString &dir);
-    void onClusterChange(int role, const QString &leader, const QString &fenceKey, qint64 term,
-                         const QStringList &members);
+    void onClusterChange(ClusterMember::Role role, const QString &leader, const QString &fenceKey,
+                         qint64 term, const QStringList &members);
     bool takeOver(const QString &fenceKey, qint64 term);
 
     AppOptions m_options;

@@ -107,7 +107,6 @@ void Election::observe()
     m_candidates.clear();
     for (const KeyValue &kv : *candidates)
         m_candidates.push_back(kv.value);
-    m_leaderAddress = candidates->empty() ? std::string() : candidates->front().value;
     const bool standing = std::any_of(candidates->begin(), candidates->end(),
                                       [&](const KeyValue &kv) { return kv.key == m_key; });
     if (!standing) // the session ended between renewals

@@ -50,7 +50,10 @@ public:
     Compare fence() const;
     std::int64_t term() const { return m_term; }
     // The leader's advertised address, as last seen (empty: none known).
-    const std::string &leaderAddress() const { return m_leaderAddress; }
+    std::string leaderAddress() const
+    {
+        return m_candidates.empty() ? std::string() : m_candidates.front();
+    }
     // Every candidate's advertised address as last seen, the leader first, then in the order
     // they would lead.
     const std::vector<std::string> &candidates() const { return m_candidates; }
@@ -75,7 +78,6 @@ private:
     std::int64_t m_term = 0;
     std::int64_t m_validUntil = 0;
     std::int64_t m_renewAt = 0;
-    std::string m_leaderAddress;
     std::vector<std::string> m_candidates;
     std::string m_problem;
 };

@@ -286,9 +286,12 @@ void TstFailover::historyThroughFailoversHasNoDoubleGrant()
             clock, history));
         agents.back()->start();
     }
-    // The agents run on this thread's event loop: a few seconds of work, then the leader is
-    // killed, twice, each time brought back to stand by.
-    QTest::qWait(3'000);
+    // The agents run on this thread's event loop. After 50 grants the leader is killed, twice,
+    // each time brought back to stand by, and each time 50 more grants are waited for.
+    auto grantsReach = [&](std::size_t n) {
+        return QTest::qWaitFor([&] { return history.size() >= n; }, 30'000);
+    };
+    QVERIFY(grantsReach(50));
     std::vector<std::size_t> before;
     for (int kill = 0; kill < 2; ++kill) {
         Instance &leader = role(m_a) == "leader" ? m_a : m_b;
@@ -298,7 +301,7 @@ void TstFailover::historyThroughFailoversHasNoDoubleGrant()
         leader.process->waitForFinished(10'000);
         QVERIFY(QTest::qWaitFor([&] { return role(standby) == "leader"; }, 15'000));
         QVERIFY(start(leader, &leader == &m_a ? "a" : "b"));
-        QTest::qWait(3'000);
+        QVERIFY(grantsReach(history.size() + 50));
     }
     for (auto &agent : agents)
         agent->stop();
