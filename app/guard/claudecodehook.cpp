@@ -10,16 +10,19 @@ namespace {
 
 const QString kBase = QLatin1String(ServiceClient::kBase);
 
-bool editsFiles(const std::string &tool)
-{
-    return tool == "Edit" || tool == "Write" || tool == "MultiEdit" || tool == "NotebookEdit";
-}
-
+// A field's text, or nothing when the field is missing or is not a string: the event comes
+// from another program, and any field may hold anything.
 QString text(const json &object, const char *field)
 {
     if (!object.is_object() || !object.contains(field) || !object[field].is_string())
         return {};
     return QString::fromStdString(object[field].get<std::string>());
+}
+
+bool editsFiles(const QString &tool)
+{
+    return tool == QLatin1String("Edit") || tool == QLatin1String("Write") ||
+           tool == QLatin1String("MultiEdit") || tool == QLatin1String("NotebookEdit");
 }
 
 QByteArray deny(const QString &reason)
@@ -66,7 +69,7 @@ ClaudeCodeHook::Answer ClaudeCodeHook::run(const QByteArray &event, Settings set
         return {};
     }
     const bool pre = name == QLatin1String("PreToolUse");
-    if ((!pre && name != QLatin1String("PostToolUse")) || !editsFiles(in.value("tool_name", "")))
+    if ((!pre && name != QLatin1String("PostToolUse")) || !editsFiles(text(in, "tool_name")))
         return {}; // not an event this hook guards
 
     const json &input = in.contains("tool_input") ? in["tool_input"] : json();

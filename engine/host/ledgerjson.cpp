@@ -23,6 +23,12 @@ template<class T> T number(const json &j, const char *key, T otherwise)
     return it != j.end() && it->is_number() ? it->get<T>() : otherwise;
 }
 
+bool flag(const json &j, const char *key)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
 } // namespace
 
 json toJson(const LedgerEvent &e)
@@ -102,11 +108,11 @@ std::optional<LedgerEvent> ledgerEventFromJson(const json &j)
             f.cycle.push_back({text(step, "agent"), text(step, "resource")});
     }
     f.by = text(j, "by");
-    f.whileDown = j.value("whileDown", false);
+    f.whileDown = flag(j, "whileDown");
     f.target = text(j, "target");
     f.released = number<std::int64_t>(j, "released", -1);
-    f.suspended = j.value("suspended", false);
-    f.paused = j.value("paused", false);
+    f.suspended = flag(j, "suspended");
+    f.paused = flag(j, "paused");
     f.pinId = text(j, "pinId");
     f.before = text(j, "before");
     f.after = text(j, "after");

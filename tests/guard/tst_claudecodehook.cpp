@@ -38,6 +38,7 @@ private slots:
     void symlinksNameTheSameFile();
     void patternLeasesAreHonoured();
     void anUnreachableServiceWarnsOrDenies();
+    void fieldsOfTheWrongTypeAreNotEdits();
     void installKeepsTheUsersHooks();
 
 private:
@@ -155,6 +156,37 @@ void TstClaudeCodeHook::onlyEditsInsideTheRootAreGuarded()
     QCOMPARE(ClaudeCodeHook::run("nonsense", settings).exitCode, 1);
     settings.strict = true;
     QVERIFY(ClaudeCodeHook::run("nonsense", settings).out.contains("\"deny\""));
+}
+
+void TstClaudeCodeHook::fieldsOfTheWrongTypeAreNotEdits()
+{
+    // The event is another program's output: a field holding an object, a number or null is
+    // no tool this hook guards, and it must not take the hook down.
+    ClaudeCodeHook::Settings settings;
+    settings.service = {QUrl(QStringLiteral("http://127.0.0.1:%1").arg(s->port)), {}, {}, "hook"};
+    const std::string file = dir.filePath("src/a.ts").toStdString();
+    for (const json &tool : {json{{"file_path", file}}, json(7), json(), json::array({"Edit"})}) {
+        const json e = {{"session_id", "s1"},
+                        {"cwd", dir.path().toStdString()},
+                        {"hook_event_name", "PreToolUse"},
+                        {"tool_name", tool},
+                        {"tool_input", {{"file_path", file}}}};
+        const ClaudeCodeHook::Answer a =
+            ClaudeCodeHook::run(QByteArray::fromStdString(e.dump()), settings);
+        QCOMPARE(a.exitCode, 0);
+        QCOMPARE(a.out, QByteArray());
+    }
+    // A tool input that is not an object, or a path that is not a string, names no file.
+    for (const json &input : {json("src/a.ts"), json{{"file_path", 3}}, json::array()}) {
+        const json e = {{"session_id", "s1"},
+                        {"cwd", dir.path().toStdString()},
+                        {"hook_event_name", "PreToolUse"},
+                        {"tool_name", "Edit"},
+                        {"tool_input", input}};
+        QCOMPARE(ClaudeCodeHook::run(QByteArray::fromStdString(e.dump()), settings).out,
+                 QByteArray());
+    }
+    QCOMPARE(leases().size(), 0u);
 }
 
 void TstClaudeCodeHook::symlinksNameTheSameFile()

@@ -201,6 +201,17 @@ void TestConsoleRows::cycleOfRichNamesIsShownAndExportedAsDecided()
         QCOMPARE(line["cycle"][i]["resource"].get<std::string>(), r.cycle[i].resource);
     }
     QCOMPARE(ledgerEventFromJson(line)->facts, refused[0].facts);
+    // A line from elsewhere with fields of the wrong type reads them as absent, never throws.
+    nlohmann::json odd = line;
+    odd["paused"] = "yes";
+    odd["whileDown"] = 1;
+    odd["at"] = "soon";
+    odd["holder"] = nlohmann::json::object();
+    const std::optional<LedgerEvent> read = ledgerEventFromJson(odd);
+    QVERIFY(read.has_value());
+    QVERIFY(!read->facts.paused && !read->facts.whileDown);
+    QCOMPARE(read->at, TimeMs(0));
+    QCOMPARE(read->facts.holder, std::string());
     const QStringList csv = QString::fromUtf8(ledgerCsv(refused)).split(QStringLiteral("\r\n"));
     const QStringList header = csvFields(csv[0]);
     const QStringList row = csvFields(csv[1]);
