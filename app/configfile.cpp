@@ -101,8 +101,48 @@ const std::vector<Setting> &settings()
         number("parkAfterMs", &AppOptions::parkAfterMs, 100, 3'600'000),
         number("storeTimeoutMs", &AppOptions::storeTimeoutMs, 100, 600'000),
         number("commitWindowUs", &AppOptions::commitWindowUs, 0, 100'000),
+        // Cluster mode (docs/cluster.md); the URLs are checked with the flags' own.
+        texts("etcd.endpoints", &AppOptions::etcd),
+        text("etcd.prefix", &AppOptions::etcdPrefix),
+        number("etcd.sessionTtlSeconds", &AppOptions::sessionTtlSeconds, 2, 600),
+        text("advertise", &AppOptions::advertise),
     };
     return all;
+}
+
+// Applies `object`'s settings, each named `prefix` + its key (a group such as "etcd" holds
+// "etcd.endpoints" and the like); false with `error` at the first that is wrong.
+bool applyObject(const QJsonObject &object, const QString &prefix, AppOptions &o, QString *error)
+{
+    const auto &all = settings();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const QString key = prefix + it.key();
+        const auto setting = std::find_if(all.begin(), all.end(), [&key](const Setting &s) {
+            return key == QLatin1String(s.key);
+        });
+        if (setting == all.end()) {
+            const QString group = key + QLatin1Char('.');
+            const bool isGroup = std::any_of(all.begin(), all.end(), [&group](const Setting &s) {
+                return QLatin1String(s.key).startsWith(group);
+            });
+            if (!isGroup) {
+                *error = QStringLiteral("unknown setting \"%1\"").arg(key);
+                return false;
+            }
+            if (!it.value().isObject()) {
+                *error = QStringLiteral("\"%1\" must be an object of settings").arg(key);
+                return false;
+            }
+            if (!applyObject(it.value().toObject(), group, o, error))
+                return false;
+            continue;
+        }
+        if (const QString problem = setting->apply(it.value(), o); !problem.isEmpty()) {
+            *error = QStringLiteral("\"%1\" %2").arg(key, problem);
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace
@@ -121,23 +161,9 @@ bool applyConfig(const QByteArray &json, AppOptions &options, QString *error)
         *error = QStringLiteral("must be a JSON object of settings");
         return false;
     }
-    const QJsonObject object = doc.object();
     AppOptions changed = options;
-    for (auto it = object.begin(); it != object.end(); ++it) {
-        const QString key = it.key();
-        const auto &all = settings();
-        const auto setting = std::find_if(all.begin(), all.end(), [&key](const Setting &s) {
-            return key == QLatin1String(s.key);
-        });
-        if (setting == all.end()) {
-            *error = QStringLiteral("unknown setting \"%1\"").arg(key);
-            return false;
-        }
-        if (const QString problem = setting->apply(it.value(), changed); !problem.isEmpty()) {
-            *error = QStringLiteral("\"%1\" %2").arg(key, problem);
-            return false;
-        }
-    }
+    if (!applyObject(doc.object(), QString(), changed, error))
+        return false;
     options = changed;
     return true;
 }

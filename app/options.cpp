@@ -136,8 +136,10 @@ ParsedOptions parseOptions(const QStringList &arguments)
         const QUrl parsed(url.trimmed());
         if (!parsed.isValid() || parsed.scheme() != QLatin1String("http") ||
             parsed.host().isEmpty() || parsed.port() <= 0) {
-            QTextStream(stderr) << "leasehold: --etcd takes http://HOST:PORT client URLs (got '"
-                                << url << "')\n";
+            QTextStream(stderr)
+                << "leasehold: --etcd (and the config's etcd.endpoints) takes http://HOST:PORT "
+                   "client URLs (got '"
+                << url << "')\n";
             result.exitCode = 2;
             return result;
         }

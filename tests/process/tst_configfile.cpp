@@ -20,7 +20,9 @@ private slots:
             "exclusive": ["lock:db"], "allowedHosts": ["box.local"], "liveWindowSeconds": 60,
             "mcpProgressMs": 500, "ledgerRetainRows": 5000, "ledgerRetainDays": 7,
             "maxConnections": 100, "headTimeoutMs": 2000, "parkAfterMs": 900,
-            "storeTimeoutMs": 3000, "commitWindowUs": 800})",
+            "storeTimeoutMs": 3000, "commitWindowUs": 800, "advertise": "http:\/\/h:1",
+            "etcd": {"endpoints": ["http:\/\/e1:2379", "http:\/\/e2:2379"], "prefix": "lh/",
+                     "sessionTtlSeconds": 5}})",
                              o, &error),
                  qPrintable(error));
         QCOMPARE(o.port, 9000);
@@ -41,6 +43,10 @@ private slots:
         QCOMPARE(o.parkAfterMs, 900);
         QCOMPARE(o.storeTimeoutMs, 3000);
         QCOMPARE(o.commitWindowUs, 800);
+        QCOMPARE(o.advertise, QStringLiteral("http://h:1"));
+        QCOMPARE(o.etcd, (QStringList{"http://e1:2379", "http://e2:2379"}));
+        QCOMPARE(o.etcdPrefix, QStringLiteral("lh/"));
+        QCOMPARE(o.sessionTtlSeconds, 5);
     }
 
     void refusalsNameTheKey_data()
@@ -67,6 +73,13 @@ private slots:
             << QByteArray(R"({"open": "yes"})") << "\"open\" must be true or false";
         QTest::newRow("list of numbers")
             << QByteArray(R"({"exclusive": [1]})") << "\"exclusive\" must be an array of strings";
+        QTest::newRow("group as text") << QByteArray(R"({"etcd": "http:\/\/e:2379"})")
+                                       << "\"etcd\" must be an object of settings";
+        QTest::newRow("typo in a group")
+            << QByteArray(R"({"etcd": {"endpoint": []}})") << "unknown setting \"etcd.endpoint\"";
+        QTest::newRow("session too short")
+            << QByteArray(R"({"etcd": {"sessionTtlSeconds": 1}})")
+            << "\"etcd.sessionTtlSeconds\" must be a whole number from 2 to 600 (got 1)";
         QTest::newRow("array") << QByteArray("[]") << "must be a JSON object of settings";
         QTest::newRow("not json") << QByteArray("port = 1") << "not JSON (illegal value at byte 1)";
     }
