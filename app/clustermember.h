@@ -25,7 +25,8 @@ public:
         int sessionTtlSeconds = 3;
         int stepEveryMs = 250;
     };
-    enum class Role { Candidate, Follower, Leader };
+    // Lapsed: it led, and cannot confirm in time that it still does (Election::Role::Lapsed).
+    enum class Role { Candidate, Follower, Leader, Lapsed };
     Q_ENUM(Role)
 
     explicit ClusterMember(Options options, QObject *parent = nullptr);

@@ -174,7 +174,13 @@ QString describeCluster(const json &cluster)
     const QString leader = text(cluster.value("leader", json()));
     const QString role =
         cluster.value("role", "") == "leader"
-            ? QStringLiteral("leader (term %1)").arg(cluster.value("term", std::int64_t(0)))
+            ? QStringLiteral("leader (term %1%2)")
+                  .arg(cluster.value("term", json()).is_number_integer()
+                           ? cluster["term"].get<std::int64_t>()
+                           : 0)
+                  .arg(cluster.value("lapsed", json()) == true
+                           ? QStringLiteral("; cannot confirm its etcd session: granting nothing")
+                           : QString())
             : QStringLiteral("standby; the leader is %1")
                   .arg(leader.isEmpty() ? QStringLiteral("not elected yet") : leader);
     return role + (members.isEmpty() ? QString() : "; members: " + members.join(", "));

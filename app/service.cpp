@@ -140,9 +140,9 @@ int Service::start()
                              ? "[" + address.toString() + "]"
                              : address.toString();
     m_url = QStringLiteral("http://%1:%2").arg(host).arg(port);
+    if (!m_options.etcd.isEmpty() && !joinCluster(dir))
+        return 2;
     QTextStream(stdout) << "listening " << m_url << Qt::endl;
-    if (!m_options.etcd.isEmpty())
-        joinCluster(dir);
     return 0;
 }
 
@@ -158,9 +158,25 @@ namespace {
 
 } // namespace
 
-void Service::joinCluster(const QString &dir)
+bool Service::joinCluster(const QString &dir)
 {
     m_dataDir = dir;
+    // The store exists from the start: standing by, it keeps this instance's copy of the
+    // ledger up with etcd's ring; elected, it is the engine's store.
+    etcd::EtcdStore::Options s;
+    for (const QString &url : m_options.etcd)
+        s.etcd.endpoints.push_back(QUrl(url.trimmed()));
+    s.prefix = m_options.etcdPrefix.toStdString();
+    s.localLedger.path = QDir(m_dataDir).filePath(QStringLiteral("ledger.db"));
+    s.localLedger.retainRows = std::uint64_t(m_options.ledgerRetainRows);
+    s.localLedger.retainMs = std::int64_t(m_options.ledgerRetainDays) * 24 * 3600 * 1000;
+    m_clusterStore = std::make_unique<etcd::EtcdStore>(s);
+    std::string error;
+    if (!m_clusterStore->follow(&error)) {
+        QTextStream(stderr) << "leasehold: cannot open the local ledger in " << dir << ": "
+                            << error.c_str() << "\n";
+        return false;
+    }
     ClusterMember::Options o;
     for (const QString &url : m_options.etcd)
         o.endpoints.push_back(QUrl(url.trimmed()));
@@ -173,6 +189,7 @@ void Service::joinCluster(const QString &dir)
             members.push_back({{"address", member.toStdString()},
                                {"role", member == m_leader ? "leader" : "standby"}});
         return nlohmann::json{{"role", m_leading ? "leader" : "standby"},
+                              {"lapsed", m_lapsed},
                               {"leader", m_leader.toStdString()},
                               {"advertise", advertise.toStdString()},
                               {"term", m_term},
@@ -188,6 +205,7 @@ void Service::joinCluster(const QString &dir)
                       << m_options.etcdPrefix << "- standing for election as"
                       << o.advertise.c_str();
     m_cluster->start();
+    return true;
 }
 
 void Service::onClusterChange(ClusterMember::Role role, const QString &leader,
@@ -198,15 +216,32 @@ void Service::onClusterChange(ClusterMember::Role role, const QString &leader,
     m_leader = leader;
     m_members = members;
     const bool elected = role == ClusterMember::Role::Leader;
+    if (m_leading && term == m_term && (elected || role == ClusterMember::Role::Lapsed)) {
+        // Lapsed: its session cannot be confirmed in time (etcd without quorum, or out of
+        // reach), but its key may stand. It grants nothing meanwhile (the store reports itself
+        // unavailable), and leads on, same term, state and all, once a renewal answers.
+        const bool lapsed = !elected;
+        if (lapsed != m_lapsed) {
+            m_lapsed = lapsed;
+            m_clusterStore->setLapsed(lapsed);
+            if (lapsed)
+                qCWarning(lcService) << "cannot confirm the etcd session in time (term" << m_term
+                                     << "): granting nothing until it answers";
+            else
+                qCInfo(lcService) << "the etcd session answers again: leading on (term" << m_term
+                                  << ")";
+        }
+        return;
+    }
     if (elected && !m_leading) {
         if (!takeOver(fenceKey, term))
             stepDown(); // resigning by going: the next candidate takes over
         return;
     }
     if (m_leading && (!elected || term != m_term)) {
-        // Its session ended (etcd unreachable past the margin, or the process was frozen): it
-        // stops at once. What it had not made durable was never answered; a supervisor
-        // restarts it, and it stands again as a standby.
+        // Its session ended (its key is gone: it was frozen, or cut off past the session, and
+        // another may lead by now): it stops at once. What it had not made durable was never
+        // answered; a supervisor restarts it, and it stands again as a standby.
         qCCritical(lcService) << "no longer leading (term" << m_term
                               << "); the leader it last saw is"
                               << (leader.isEmpty() ? QStringLiteral("not known yet") : leader)
@@ -223,14 +258,6 @@ void Service::onClusterChange(ClusterMember::Role role, const QString &leader,
 
 bool Service::takeOver(const QString &fenceKey, qint64 term)
 {
-    etcd::EtcdStore::Options o;
-    for (const QString &url : m_options.etcd)
-        o.etcd.endpoints.push_back(QUrl(url.trimmed()));
-    o.prefix = m_options.etcdPrefix.toStdString();
-    o.localLedger.path = QDir(m_dataDir).filePath(QStringLiteral("ledger.db"));
-    o.localLedger.retainRows = std::uint64_t(m_options.ledgerRetainRows);
-    o.localLedger.retainMs = std::int64_t(m_options.ledgerRetainDays) * 24 * 3600 * 1000;
-    m_clusterStore = std::make_unique<etcd::EtcdStore>(o);
     std::string error;
     std::optional<StoredState> stored = m_clusterStore->load(&error);
     if (!stored) {

@@ -60,17 +60,18 @@ private:
     std::optional<std::vector<leasehold::StoredKey>> openStore(const QString &dir, QString *error);
     // Cluster mode: stands for election; serves once elected (takeOver), and exits when it no
     // longer leads (a supervisor restarts it as a standby).
-    void joinCluster(const QString &dir);
+    bool joinCluster(const QString &dir);
     void onClusterChange(ClusterMember::Role role, const QString &leader, const QString &fenceKey,
                          qint64 term, const QStringList &members);
     bool takeOver(const QString &fenceKey, qint64 term);
 
     AppOptions m_options;
     std::unique_ptr<leasehold::SqliteStore> m_store; // outlives the host, which writes to it
-    std::unique_ptr<leasehold::etcd::EtcdStore> m_clusterStore; // cluster mode, once leading
+    std::unique_ptr<leasehold::etcd::EtcdStore> m_clusterStore; // cluster mode
     std::unique_ptr<ClusterMember> m_cluster;
     QString m_dataDir;
     bool m_leading = false;
+    bool m_lapsed = false;
     bool m_reported = false; // the election has reported at least once
     QString m_leader;
     QStringList m_members; // every instance standing, the leader first

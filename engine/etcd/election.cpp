@@ -47,8 +47,8 @@ Election::Role Election::step()
     else
         m_role = Role::Candidate;
     // Whatever was or was not heard: past its own reckoning of the lease, it does not lead.
-    if (m_role == Role::Leader && m_now() >= m_validUntil)
-        m_role = Role::Follower;
+    if ((m_role == Role::Leader || m_role == Role::Lapsed) && m_now() >= m_validUntil)
+        m_role = Role::Lapsed;
     return m_role;
 }
 

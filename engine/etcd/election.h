@@ -23,6 +23,13 @@ namespace leasehold::etcd {
 // end, renewal or no renewal; etcd counts from when it received the renewal, later, and
 // only then lets the key go and the next candidate lead.
 //
+// A leader past its own reckoning is *lapsed*: it must act as no leader (grant nothing), but
+// its key may well still stand (etcd without quorum expires no lease, and a new etcd leader
+// renews them all). If a renewal answers and its key still leads, it leads again with the same
+// term: no other candidate can have led meanwhile, since that needs its key gone, and a key
+// once gone never returns with the same create revision. If its key is found gone, the
+// session has ended (Candidate) and whatever it knew is stale.
+//
 // Driven by step(), from the one thread that owns the client; every call in it is bounded by
 // the client's timeout. Time is the injected clock (milliseconds, monotonic).
 class Election
@@ -35,7 +42,7 @@ public:
         std::int64_t ttlSeconds = 3;
         std::int64_t stepDownMarginMs = 1000;
     };
-    enum class Role { Candidate, Follower, Leader };
+    enum class Role { Candidate, Follower, Leader, Lapsed };
 
     Election(Client &client, Options options, std::function<std::int64_t()> nowMs = {});
 

@@ -264,10 +264,11 @@ std::optional<TxnResult> Client::txn(const std::vector<Compare> &compare,
     return out;
 }
 
-std::optional<std::vector<KeyValue>>
-Client::range(const std::string &key, const std::string &rangeEnd, std::int64_t *revision)
+std::optional<std::vector<KeyValue>> Client::range(const std::string &key,
+                                                   const std::string &rangeEnd,
+                                                   std::int64_t *revision, std::int64_t limit)
 {
-    json body = opJson(Op::range(key, rangeEnd))["request_range"];
+    json body = opJson(Op::range(key, rangeEnd, limit))["request_range"];
     const std::optional<std::string> answer = call("/v3/kv/range", body.dump());
     if (!answer)
         return std::nullopt;

@@ -102,10 +102,12 @@ public:
     std::optional<TxnResult> txn(const std::vector<Compare> &compare,
                                  const std::vector<Op> &success,
                                  const std::vector<Op> &failure = {});
-    // The keys in [key, rangeEnd) (or `key` alone); *revision gets the store's revision.
+    // The keys in [key, rangeEnd) (or `key` alone), in key order, at most `limit` of them (0:
+    // all); *revision gets the store's revision.
     std::optional<std::vector<KeyValue>> range(const std::string &key,
                                                const std::string &rangeEnd = {},
-                                               std::int64_t *revision = nullptr);
+                                               std::int64_t *revision = nullptr,
+                                               std::int64_t limit = 0);
     // The revision the put made.
     std::optional<std::int64_t> put(const std::string &key, const std::string &value,
                                     std::int64_t lease = 0);

@@ -32,11 +32,9 @@ void EtcdStore::setFence(const Compare &fence)
 
 std::optional<StoredState> EtcdStore::load(std::string *error)
 {
-    const std::optional<StoredState> local = m_ledger->load(error);
-    if (!local) {
-        *error = "the local ledger: " + *error;
+    stopFollowing();
+    if (!openLocal(error))
         return std::nullopt;
-    }
     Client client(m_options.etcd);
     const std::string state = m_options.prefix + "state/";
     std::int64_t revision = 0;
@@ -84,27 +82,9 @@ std::optional<StoredState> EtcdStore::load(std::string *error)
         out.tokenEnd = std::max(out.tokenEnd, lease.token + 1);
 
     // The ring: whatever of it the local ledger has not seen is copied in first.
-    const std::string ring = m_options.prefix + "ledger/";
-    const std::optional<std::vector<KeyValue>> events =
-        client.range(ring + sequenceKey(local->lastSeq + 1), Client::prefixEnd(ring));
-    if (!events) {
-        *error = "cannot read the ledger ring from etcd: " + client.lastError().message;
+    if (!copyRing(client, error))
         return std::nullopt;
-    }
-    out.lastSeq = local->lastSeq;
-    StoreOps missing;
-    for (const KeyValue &kv : *events) {
-        std::optional<LedgerEvent> event = decodeEvent(kv.value);
-        if (!event || event->seq <= out.lastSeq)
-            continue;
-        if (out.lastSeq != 0 && event->seq != out.lastSeq + 1)
-            qCWarning(lcEtcdStore) << "the local ledger misses events" << out.lastSeq + 1 << "to"
-                                   << event->seq - 1 << "(beyond the ring)";
-        out.lastSeq = event->seq;
-        missing.appendEvent(*event);
-    }
-    if (!missing.empty())
-        m_ledger->submit(missing);
+    out.lastSeq = m_followedSeq.load();
 
     std::lock_guard lock(m_mutex);
     if (!m_open) {
@@ -173,14 +153,31 @@ StoreStats EtcdStore::stats() const
     return s;
 }
 
+void EtcdStore::setLapsed(bool lapsed)
+{
+    std::unique_lock lock(m_mutex);
+    m_lapsed = lapsed;
+    publishHealth(lock);
+}
+
 void EtcdStore::reportHealth(const StoreHealth &health)
 {
-    {
-        std::lock_guard lock(m_mutex);
-        if (m_health == health)
-            return;
-        m_health = health;
-    }
+    std::unique_lock lock(m_mutex);
+    m_writerHealth = health;
+    publishHealth(lock);
+}
+
+void EtcdStore::publishHealth(std::unique_lock<std::mutex> &lock)
+{
+    const StoreHealth health =
+        m_lapsed && m_writerHealth.ok()
+            ? StoreHealth{StoreHealth::Problem::EtcdUnavailable,
+                          "this leader cannot renew its etcd session in time"}
+            : m_writerHealth;
+    if (m_health == health)
+        return;
+    m_health = health;
+    lock.unlock();
     if (health.ok())
         qCInfo(lcEtcdStore) << "etcd takes writes again";
     else
@@ -197,10 +194,14 @@ void EtcdStore::reportHealth(const StoreHealth &health)
 
 void EtcdStore::close()
 {
+    stopFollowing();
     {
-        std::lock_guard lock(m_mutex);
-        if (!m_open)
+        std::unique_lock lock(m_mutex);
+        if (!m_open) {
+            lock.unlock();
+            m_ledger->close(); // a standby's, when it followed
             return;
+        }
         m_open = false;
         m_stopping = true;
         m_closeDeadline =

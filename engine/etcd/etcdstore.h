@@ -33,7 +33,9 @@ namespace leasehold::etcd {
 // steps down; what it had not made durable was never answered).
 //
 // The ledger's full history lives in a local SQLite store beside each instance (ledger reads
-// are served from it); load() first copies into it whatever of the ring it has not seen.
+// are served from it). A standby keeps it up with the ring (follow()), so that one standing
+// by through more than a ring's worth of events still has them all; load() first copies in
+// whatever of the ring it has not seen yet.
 class EtcdStore : public QObject, public LeaseStore
 {
     Q_OBJECT
@@ -60,6 +62,17 @@ public:
     ~EtcdStore() override;
 
     void setFence(const Compare &fence);
+    // While the leader cannot confirm its session (Election::Role::Lapsed) the store reports
+    // itself unavailable, so the engine grants nothing, whatever the writer manages; writes
+    // already queued still go out fenced (one that commits was made while the key stood).
+    void setLapsed(bool lapsed);
+
+    // Standing by: opens the local ledger (on this thread) and, on a thread of its own, copies
+    // the ring's new events into it every `everyMs`, until load() or close(). False with
+    // `error` when the local ledger cannot be opened; etcd out of reach is only retried.
+    bool follow(std::string *error, int everyMs = 500);
+    // The last ledger event the local ledger holds (or has been handed) from the ring.
+    std::uint64_t followedSeq() const { return m_followedSeq.load(); }
 
     std::optional<StoredState> load(std::string *error) override;
     std::uint64_t submit(StoreOps &ops) override;
@@ -84,17 +97,30 @@ private:
     enum class Outcome { Committed, Failed, Deposed };
 
     void writerLoop();
+    void followLoop(int everyMs);
+    void stopFollowing();
+    // Copies the ring's events after followedSeq() into the local ledger, a page at a time;
+    // false with `error` when etcd cannot be read.
+    bool copyRing(Client &client, std::string *error);
+    bool openLocal(std::string *error);
     // The batch as transactions (each within etcd's limits), last words only.
     std::vector<std::vector<Op>> transactions(const std::vector<StoreOp> &ops) const;
     Outcome commit(Client &client, const Compare &fence, const std::vector<std::vector<Op>> &txns,
                    std::string *problem);
+    // The writer's own view of etcd; what is reported is that, or the lapse if there is one.
     void reportHealth(const StoreHealth &health);
+    void publishHealth(std::unique_lock<std::mutex> &lock);
     std::string key(const char *kind, const std::string &name) const;
 
     Options m_options;
     std::unique_ptr<SqliteStore> m_ledger;
     std::function<void(std::uint64_t)> m_onDurable;
     std::function<void(const StoreHealth &)> m_onHealth;
+
+    std::optional<StoredState> m_local; // the local ledger as opened
+    std::atomic<std::uint64_t> m_followedSeq{0};
+    std::thread m_follower;
+    bool m_stopFollowing = false;
 
     std::thread m_writer;
     mutable std::mutex m_mutex;
@@ -106,7 +132,9 @@ private:
     bool m_stopping = false;
     bool m_open = false;
     std::chrono::steady_clock::time_point m_closeDeadline;
-    StoreHealth m_health;
+    StoreHealth m_writerHealth;
+    StoreHealth m_health; // reported
+    bool m_lapsed = false;
 
     std::uint64_t m_submitted = 0; // engine thread
     std::atomic<std::uint64_t> m_durable{0};

@@ -1,6 +1,7 @@
 // Leader election in a real three-member etcd on loopback: who leads, who is told so, terms,
-// fenced writes of a deposed leader, and a leader cut off from etcd stopping before its lease
-// can end (so that the next one never leads alongside it).
+// fenced writes of a deposed leader, a leader cut off from etcd stopping before its lease can
+// end (so that the next one never leads alongside it), and leading on, same term, if it is
+// heard again while its key still stands.
 
 #include "election.h"
 #include "etcdcluster.h"
@@ -114,16 +115,26 @@ void TstElection::aLeaderCutOffStopsBeforeItsLeaseCanEnd()
     const int leader = m_cluster->leader();
     const int member = (leader + 1) % m_cluster->size();
     Client ca({{m_cluster->endpoint(member)}, 500});
-    Election a(ca, options("t4/", "http://a:1"), [&] { return now; });
+    // A real session of 10 s: every call to the frozen member costs 500 ms of real time.
+    Election::Options o = options("t4/", "http://a:1");
+    o.ttlSeconds = 10;
+    Election a(ca, o, [&] { return now; });
     QCOMPARE(a.step(), Election::Role::Leader);
-    QCOMPARE(a.leadsUntil(), now + 2'000 - 500);
+    QCOMPARE(a.leadsUntil(), now + 10'000 - 500);
     m_cluster->freeze(member);
     now = a.leadsUntil() - 1;
     QCOMPARE(a.step(), Election::Role::Leader); // nothing heard, but its reckoning still holds
     QVERIFY(!a.problem().empty());
     now = a.leadsUntil();
-    QCOMPARE(a.step(), Election::Role::Follower);
+    const std::int64_t term = a.term();
+    QCOMPARE(a.step(), Election::Role::Lapsed);
+    QCOMPARE(a.step(), Election::Role::Lapsed); // and stays so while nothing is heard
+    // Heard again while its key still stands (well within the real 2 s session), it leads on
+    // with the same term: nobody else can have led meanwhile.
     m_cluster->thaw(member);
+    QCOMPARE(a.step(), Election::Role::Leader);
+    QCOMPARE(a.term(), term);
+    QVERIFY(a.leadsUntil() > now);
     a.resign();
 }
 

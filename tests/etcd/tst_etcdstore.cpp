@@ -24,6 +24,7 @@ private slots:
     void theStateAndLedgerReachTheNextLeader();
     void aBigBatchIsSplitAndOnlyLastWordsAreWritten();
     void theRingKeepsTheNewestEvents();
+    void aStandbyFollowsTheRingPastItsSize();
     void aDeposedLeaderCommitsNothingMore();
     void withoutQuorumTheStoreIsUnavailableUntilItIsBack();
     void valuesNoLeaseholdWroteAreSkipped();
@@ -179,6 +180,39 @@ void TstEtcdStore::aBigBatchIsSplitAndOnlyLastWordsAreWritten()
     QCOMPARE(keys("state/lease/").size(), 1'000u);
     QCOMPARE(keys("ledger/").size(), 1'000u);
     QVERIFY(a->stats().batches >= 1);
+}
+
+void TstEtcdStore::aStandbyFollowsTheRingPastItsSize()
+{
+    // A ring of 10; the standby follows while the leader writes 60 events, five at a time.
+    auto a = leading("a", 10);
+    QVERIFY(a);
+    auto b = store("b", 10);
+    std::string error;
+    QVERIFY2(b->follow(&error, 20), error.c_str());
+    for (std::uint64_t seq = 1; seq <= 60; seq += 5) {
+        StoreOps ops;
+        for (std::uint64_t s = seq; s < seq + 5; ++s)
+            ops.appendEvent(event(s));
+        QVERIFY(commit(*a, std::move(ops)));
+        // The ring moves on by 5 of its 10: the standby sees each batch before it is gone.
+        QVERIFY(QTest::qWaitFor([&] { return b->followedSeq() == seq + 4; }, 5'000));
+    }
+    QCOMPARE(keys("ledger/").size(), 10u);
+    a->close();
+    // Taking over, it has the whole ledger without a gap, though the ring holds only 10.
+    const std::optional<StoredState> state = b->load(&error);
+    QVERIFY2(state, error.c_str());
+    QCOMPARE(state->lastSeq, 60u);
+    QVERIFY(QTest::qWaitFor([&] { return b->ledger(0, 100, {}).size() == 60; }, 5'000));
+    const std::vector<LedgerEvent> ledger = b->ledger(0, 100, {});
+    for (std::size_t i = 0; i < ledger.size(); ++i)
+        QCOMPARE(ledger[i], event(i + 1));
+    // One that did not follow has only the ring's ten.
+    auto c = store("c", 10);
+    QCOMPARE(c->load(&error)->lastSeq, 60u);
+    QVERIFY(QTest::qWaitFor([&] { return c->ledger(0, 100, {}).size() == 10; }, 5'000));
+    QCOMPARE(c->ledger(0, 100, {}).front().seq, 51u);
 }
 
 void TstEtcdStore::theRingKeepsTheNewestEvents()

@@ -1,7 +1,8 @@
 // Two Leasehold processes on one three-member etcd, all on loopback: one leads, the other
 // stands by and redirects; kill -9 of the leader hands the leases (ids, holders, tokens) to
 // the standby, whose new tokens are higher; a leader frozen past its session steps down when
-// it wakes, granting nothing.
+// it wakes, granting nothing; with one etcd member lost the pair goes on, with two the leader
+// refuses grants (store_unavailable) and serves reads, and leads on when they return.
 
 #include "etcdcluster.h"
 #include "historyagent.h"
@@ -41,6 +42,7 @@ private slots:
     void killNineOnTheLeaderHandsItsLeasesToTheStandby();
     void aFrozenLeaderStepsDownWhenItWakes();
     void historyThroughFailoversHasNoDoubleGrant();
+    void losingEtcdQuorumCostsGrantsOnlyWhileItLasts();
 
 private:
     struct Instance
@@ -321,6 +323,73 @@ void TstFailover::historyThroughFailoversHasNoDoubleGrant()
     for (const std::string &w : wrong)
         qWarning("%s", w.c_str());
     QVERIFY(wrong.empty());
+}
+
+void TstFailover::losingEtcdQuorumCostsGrantsOnlyWhileItLasts()
+{
+    Instance &leader = role(m_a) == "leader" ? m_a : m_b;
+    Instance &standby = &leader == &m_a ? m_b : m_a;
+    auto cluster = [&](const Instance &i) {
+        const auto [status, health] = call(i, "GET", "/healthz");
+        return status != 0 && health.is_object() ? health.value("cluster", json::object())
+                                                 : json::object();
+    };
+    const std::int64_t term = cluster(leader).value("term", std::int64_t(0));
+    QVERIFY(term > 0);
+
+    // One member lost (a follower: etcd keeps its leader): grants go on, not one refused.
+    const int etcdLeader = m_etcd->leader();
+    QVERIFY(etcdLeader >= 0);
+    const int first = (etcdLeader + 1) % m_etcd->size();
+    m_etcd->kill(first);
+    const auto [one, held] = acquire(leader, "did:agent:q", "lock:quorum/one");
+    QCOMPARE(one, 200);
+    const std::uint64_t token = held["lease"]["token"].get<std::uint64_t>();
+
+    // Two lost (now etcd's leader too), no quorum: a grant is refused within a bound, naming
+    // the store; reads go on.
+    const int second = etcdLeader;
+    m_etcd->kill(second);
+    QElapsedTimer took;
+    took.start();
+    const auto [two, refusal] = acquire(leader, "did:agent:q", "lock:quorum/two");
+    qInfo("without quorum a grant was refused after %lld ms", took.elapsed());
+    QCOMPARE(two, 503);
+    QCOMPARE(refusal.value("reason", std::string()), std::string("store_unavailable"));
+    QVERIFY(took.elapsed() < 10'000);
+    const auto [read, status] = call(leader, "GET", kBase + "/status");
+    QCOMPARE(read, 200);
+    QVERIFY2(status.dump().find("lock:quorum/one") != std::string::npos, status.dump().c_str());
+    // Past its reckoning of the session it says so, and still leads (nobody else can).
+    QVERIFY(QTest::qWaitFor([&] { return cluster(leader).value("lapsed", false); }, 10'000));
+    QCOMPARE(cluster(leader).value("role", std::string()), std::string("leader"));
+    QVERIFY(leader.process->state() == QProcess::Running);
+
+    // Both back: the same leader, same term, grants again, without a restart.
+    std::string error;
+    QVERIFY2(m_etcd->restart(first, &error), error.c_str());
+    QVERIFY2(m_etcd->restart(second, &error), error.c_str());
+    took.restart();
+    int granted = 0;
+    json lease;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            std::tie(granted, lease) = acquire(leader, "did:agent:q", "lock:quorum/three");
+            return granted == 200;
+        },
+        30'000));
+    qInfo("quorum back: granting again after %lld ms", took.elapsed());
+    QVERIFY(lease["lease"]["token"].get<std::uint64_t>() > token);
+    const json after = cluster(leader);
+    QCOMPARE(after.value("role", std::string()), std::string("leader"));
+    QCOMPARE(after.value("term", std::int64_t(0)), term);
+    QCOMPARE(after.value("lapsed", true), false);
+    QVERIFY(leader.process->state() == QProcess::Running);
+    // What was granted before stands, and the standby still sends agents to the leader.
+    const auto [busy, holder] = acquire(leader, "did:agent:r", "lock:quorum/one");
+    QCOMPARE(busy, 409);
+    QCOMPARE(holder.value("holder", std::string()), std::string("did:agent:q"));
+    QCOMPARE(leaderSeenBy(standby), leader.url());
 }
 
 QTEST_MAIN(TstFailover)
