@@ -183,17 +183,16 @@ bool Service::joinCluster(const QString &dir)
     o.prefix = m_options.etcdPrefix.toStdString();
     o.advertise = (m_options.advertise.isEmpty() ? m_url : m_options.advertise).toStdString();
     o.sessionTtlSeconds = m_options.sessionTtlSeconds;
-    m_front->setClusterFacts([this, advertise = QString::fromStdString(o.advertise)] {
+    m_advertise = o.advertise;
+    m_front->setClusterFacts([this] {
+        const ClusterFacts c = clusterFacts();
         nlohmann::json members = nlohmann::json::array();
-        for (const QString &member : m_members)
-            members.push_back({{"address", member.toStdString()},
-                               {"role", member == m_leader ? "leader" : "standby"}});
-        return nlohmann::json{{"role", m_leading ? "leader" : "standby"},
-                              {"lapsed", m_lapsed},
-                              {"leader", m_leader.toStdString()},
-                              {"advertise", advertise.toStdString()},
-                              {"term", m_term},
-                              {"members", members}};
+        for (const std::string &member : c.members)
+            members.push_back(
+                {{"address", member}, {"role", member == c.leader ? "leader" : "standby"}});
+        return nlohmann::json{{"role", c.role},     {"lapsed", c.lapsed},
+                              {"leader", c.leader}, {"advertise", c.advertise},
+                              {"term", c.term},     {"members", members}};
     });
     m_cluster = std::make_unique<ClusterMember>(o);
     connect(m_cluster.get(), &ClusterMember::changed, this,
@@ -206,6 +205,34 @@ bool Service::joinCluster(const QString &dir)
                       << o.advertise.c_str();
     m_cluster->start();
     return true;
+}
+
+ClusterFacts Service::clusterFacts() const
+{
+    ClusterFacts c;
+    if (!m_cluster)
+        return c;
+    c.role = m_leading ? "leader" : "standby";
+    c.leader = m_leader.toStdString();
+    c.advertise = m_advertise;
+    c.term = m_term;
+    c.lapsed = m_lapsed;
+    for (const QString &member : m_members)
+        c.members.push_back(member.toStdString());
+    return c;
+}
+
+void Service::updateConsoleAccess()
+{
+    if (!m_commands)
+        return;
+    if (!m_cluster || m_leading)
+        return m_commands->setReadOnly({});
+    m_commands->setReadOnly(
+        m_leader.isEmpty()
+            ? tr("this instance stands by and no leader is elected yet")
+            : tr("this instance stands by; the levers are on the leader's console (%1)")
+                  .arg(m_leader));
 }
 
 void Service::onClusterChange(ClusterMember::Role role, const QString &leader,
@@ -250,6 +277,7 @@ void Service::onClusterChange(ClusterMember::Role role, const QString &leader,
     }
     if (!m_leading) {
         m_front->setStandby(leader);
+        updateConsoleAccess();
         if (news)
             qCInfo(lcService) << "standing by; the leader is"
                               << (leader.isEmpty() ? QStringLiteral("not elected yet") : leader);
@@ -275,6 +303,7 @@ bool Service::takeOver(const QString &fenceKey, qint64 term)
     m_leading = true;
     m_term = term;
     m_front->setStandby(std::nullopt);
+    updateConsoleAccess();
     qCInfo(lcService) << "leading (term" << term << "): restored" << restored << "of"
                       << stored->leases.size() << "leases from etcd, tokens continue from"
                       << m_host->engine().nextToken();
@@ -330,6 +359,7 @@ Service::ConsoleEnds Service::attachConsole(const QString &operatorDid)
                 f.storeProblem = health.phrase();
             f.requests = m_front->stats().count();
             f.keysByAgent = m_front->keys().keysByAgent();
+            f.cluster = clusterFacts();
             return f;
         };
         m_feed = std::make_unique<ConsoleFeed>(*m_host, facts);
@@ -337,6 +367,7 @@ Service::ConsoleEnds Service::attachConsole(const QString &operatorDid)
             return m_front->mintKey(did, Role::Agent, error);
         };
         m_commands = std::make_unique<ConsoleCommands>(*m_host, operatorDid, minter);
+        updateConsoleAccess();
     }
     return {m_feed.get(), m_commands.get()};
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 namespace leasehold {
+struct ClusterFacts;
 class ConsoleCommands;
 class ConsoleFeed;
 class EngineHost;
@@ -64,6 +65,9 @@ private:
     void onClusterChange(ClusterMember::Role role, const QString &leader, const QString &fenceKey,
                          qint64 term, const QStringList &members);
     bool takeOver(const QString &fenceKey, qint64 term);
+    leasehold::ClusterFacts clusterFacts() const;
+    // A standby's console levers are refused (its engine is not the one agents use).
+    void updateConsoleAccess();
 
     AppOptions m_options;
     std::unique_ptr<leasehold::SqliteStore> m_store; // outlives the host, which writes to it
@@ -75,6 +79,7 @@ private:
     bool m_reported = false; // the election has reported at least once
     QString m_leader;
     QStringList m_members; // every instance standing, the leader first
+    std::string m_advertise;
     qint64 m_term = 0;
     std::unique_ptr<leasehold::EngineHost> m_host;
     std::unique_ptr<leasehold::HttpFront> m_front;

@@ -95,6 +95,12 @@ AgentDetailPage::AgentDetailPage(LedgerModel *ledger, QWidget *parent)
     setAgent({});
 }
 
+void AgentDetailPage::setReadOnly(bool readOnly)
+{
+    m_readOnly = readOnly;
+    fill();
+}
+
 void AgentDetailPage::setAgent(const QString &did)
 {
     m_detail = AgentDetail{};
@@ -142,8 +148,8 @@ void AgentDetailPage::fill()
     const bool someone = !m_detail.did.isEmpty() && m_detail.known;
     m_title->setText(m_detail.did.isEmpty() ? tr("No agent selected") : m_detail.did);
     m_facts->setText(facts());
-    m_release->setEnabled(someone && !m_detail.leases.empty());
-    m_suspend->setEnabled(someone);
+    m_release->setEnabled(!m_readOnly && someone && !m_detail.leases.empty());
+    m_suspend->setEnabled(!m_readOnly && someone);
     m_suspend->setText(m_detail.suspended ? tr("Unsuspend") : tr("Suspend"));
     const std::int64_t now = state() && state()->frame() ? state()->frame()->snapshot.at : 0;
     m_sparkline->setHistory(m_detail.trustHistory, now);

@@ -31,6 +31,8 @@ public:
     // Shows `did` (empty: nobody).
     void setAgent(const QString &did);
     QString agent() const { return m_detail.did; }
+    // Its levers off (a standby's console).
+    void setReadOnly(bool readOnly);
 
     const AgentDetail &detail() const { return m_detail; }
     QTreeWidget *leases() const { return m_leases; }
@@ -54,6 +56,7 @@ private:
     LedgerFilterProxy *m_ledgerFilter;
     QTableView *m_ledger;
     QPushButton *m_release, *m_suspend;
+    bool m_readOnly = false;
 };
 
 // A line of an agent's trust over its recent changes; the last score is a dot.

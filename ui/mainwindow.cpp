@@ -229,6 +229,8 @@ void MainWindow::buildViews()
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(0);
     column->addWidget(m_banner);
+    buildClusterLine();
+    column->addWidget(m_clusterLine);
     auto *row = new QHBoxLayout;
     row->addWidget(m_nav);
     row->addWidget(m_stack, 1);
@@ -358,7 +360,9 @@ void MainWindow::updateStatus()
     const ServiceFacts &s = f->facts;
     m_address->setText(tr("Listening %1").arg(s.listenUrl));
     m_mode->setText((s.open ? tr("open (agents name themselves)") : tr("keyed")) +
-                    (s.store ? QString() : tr(" · in memory only: nothing survives a restart")) +
+                    (!s.cluster.role.empty() ? tr(" · state in etcd")
+                     : s.store               ? QString()
+                               : tr(" · in memory only: nothing survives a restart")) +
                     (s.storeHealth == "ok" ? QString()
                                            : tr(" · STORE UNAVAILABLE: %1; grants refused")
                                                  .arg(QString::fromStdString(s.storeProblem))));
@@ -386,6 +390,7 @@ void MainWindow::updateStatus()
     }
     setWindowTitle(f->snapshot.paused ? tr("Leasehold — admissions paused")
                                       : QStringLiteral("Leasehold"));
+    showCluster(s.cluster);
 }
 
 void MainWindow::showBanner(const QString &title, const QString &text)

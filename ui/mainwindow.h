@@ -65,6 +65,10 @@ public:
     IncidentNotifier *notifier() const { return m_notifier; }
     const ConsoleState &state() const { return m_state; }
     QString bannerText() const;
+    // Cluster mode: what the cluster line says ("" when not in a cluster), and whether the
+    // console is read-only (a standby's: its engine is not the one agents use).
+    QString clusterText() const;
+    bool readOnly() const { return m_readOnly; }
     std::uint64_t framesApplied() const { return m_frames; }
 
     // The levers, acting on the current view's selection.
@@ -89,6 +93,10 @@ private:
     void tick();
     void updateStatus();
     void showBanner(const QString &title, const QString &text);
+    // Cluster mode: the line naming role and leader, and the levers off on a standby
+    // (mainwindow_cluster.cpp).
+    void buildClusterLine();
+    void showCluster(const leasehold::ClusterFacts &cluster);
     // The view where an incident of `kind` shows.
     void showIncidentView(Incident::Kind kind);
     // Holders, Queue and Ledger show `path`'s subtree (empty: what they showed before).
@@ -139,6 +147,9 @@ private:
     LedgerFilterProxy *m_ledgerFilter;
     IncidentNotifier *m_notifier;
     QLabel *m_banner;
+    QLabel *m_clusterLine = nullptr;
+    QList<QAction *> m_levers; // off while read-only
+    bool m_readOnly = false;
     QTimer m_bannerTimer;
     Incident::Kind m_bannerKind = Incident::Kind::Deadlock;
     QTimer m_clock; // once a second: relative times and the chart

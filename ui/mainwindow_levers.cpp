@@ -66,6 +66,7 @@ void MainWindow::buildActions()
     QAction *exportLedger = make(
         "exportLedger", tr("Export ledger…"), QKeySequence(Qt::CTRL | Qt::Key_E),
         tr("Write the whole ledger to a JSON Lines or CSV file"), [this] { this->exportLedger(); });
+    m_levers = {releaseLease, releaseHolder, all, m_pauseAction, suspend, unsuspend, connectAgent};
     for (QAction *a : {releaseLease, releaseHolder, all, m_pauseAction, suspend, unsuspend})
         toolbar->addAction(a);
     toolbar->addSeparator();

@@ -36,8 +36,18 @@ void ConsoleCommands::announce(QString summary)
     m_host.whenDurable([this, summary = std::move(summary)](bool) { emit leverDone(summary); });
 }
 
+bool ConsoleCommands::refused()
+{
+    if (m_readOnly.isEmpty())
+        return false;
+    emit leverDone(tr("Not done: %1").arg(m_readOnly));
+    return true;
+}
+
 void ConsoleCommands::releaseLease(const QString &leaseId)
 {
+    if (refused())
+        return;
     const bool done = m_host.run([&](LeaseEngine &e) {
         return e.releaseLease(m_operator.toStdString(), leaseId.toStdString());
     });
@@ -47,6 +57,8 @@ void ConsoleCommands::releaseLease(const QString &leaseId)
 
 void ConsoleCommands::releaseHolder(const QString &did)
 {
+    if (refused())
+        return;
     const int n = m_host.run([&](LeaseEngine &e) {
         return e.releaseHolder(m_operator.toStdString(), did.toStdString());
     });
@@ -55,6 +67,8 @@ void ConsoleCommands::releaseHolder(const QString &did)
 
 void ConsoleCommands::releaseAll()
 {
+    if (refused())
+        return;
     const int n =
         m_host.run([&](LeaseEngine &e) { return e.releaseAll(m_operator.toStdString()); });
     announce(tr("Released all %1").arg(countOf(n, "lease", "leases")));
@@ -62,12 +76,16 @@ void ConsoleCommands::releaseAll()
 
 void ConsoleCommands::setPaused(bool paused)
 {
+    if (refused())
+        return;
     m_host.run([&](LeaseEngine &e) { e.pause(m_operator.toStdString(), paused); });
     announce(paused ? tr("Admissions paused: new requests are refused") : tr("Admissions resumed"));
 }
 
 void ConsoleCommands::setSuspended(const QString &did, bool suspended)
 {
+    if (refused())
+        return;
     m_host.run(
         [&](LeaseEngine &e) { e.suspend(m_operator.toStdString(), did.toStdString(), suspended); });
     announce(suspended ? tr("Suspended %1: it is refused until unsuspended").arg(did)
@@ -78,7 +96,9 @@ void ConsoleCommands::mintKey(const QString &did)
 {
     QString error;
     std::optional<QByteArray> key;
-    if (!m_minter)
+    if (!m_readOnly.isEmpty())
+        error = m_readOnly;
+    else if (!m_minter)
         error = tr("this service does not keep keys");
     else
         key = m_minter(did, &error);

@@ -38,6 +38,9 @@ public:
     ~ConsoleCommands() override;
 
     QString operatorDid() const { return m_operator; }
+    // While `why` is not empty every lever and key is refused with it (a standby's console:
+    // its engine is not the one agents use); exports still run.
+    void setReadOnly(const QString &why) { m_readOnly = why; }
 
     void releaseLease(const QString &leaseId);
     void releaseHolder(const QString &did);
@@ -62,12 +65,15 @@ signals:
 private:
     struct Export;
     void announce(QString summary);
+    // Whether the console is read-only; if so, says why as the lever's outcome.
+    bool refused();
     void exportPage(std::shared_ptr<Export> job);
     void exportDone(std::shared_ptr<Export> job, bool more);
 
     EngineHost &m_host;
     QString m_operator;
     KeyMinter m_minter;
+    QString m_readOnly;
     // Encodes and writes export pages; destroyed (waiting for its jobs) before the QObject
     // base, so a job's queued call back never reaches an object that is gone.
     QThreadPool m_workers;

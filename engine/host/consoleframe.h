@@ -15,6 +15,19 @@
 
 namespace leasehold {
 
+// Cluster mode (docs/cluster.md), as this instance sees it.
+struct ClusterFacts
+{
+    std::string role;      // "leader" or "standby"; empty when not in a cluster
+    std::string leader;    // the leader's advertised URL; empty while none is known
+    std::string advertise; // this instance's
+    std::int64_t term = 0; // while leading
+    bool lapsed = false;   // leading, but unable to confirm its etcd session: granting nothing
+    std::vector<std::string> members; // every instance standing, the leader first
+
+    bool standby() const { return role == "standby"; }
+};
+
 // What the service looks like from outside the engine: the transport's and the store's facts.
 struct ServiceFacts
 {
@@ -32,6 +45,7 @@ struct ServiceFacts
     std::uint64_t requests = 0;       // answered since start
     std::int64_t engineLoopLagMs = 0; // how late the engine thread ran the last publication
     std::map<std::string, int> keysByAgent;
+    ClusterFacts cluster;
 };
 
 // One coalesced publication for the console: the engine's state at one moment, the ledger

@@ -19,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
 #include <memory>
 
 namespace consoletest {
@@ -35,7 +36,8 @@ struct Reply
 class ConsoleFixture
 {
 public:
-    explicit ConsoleFixture(bool open = false)
+    // `adjust` changes the options before the start (cluster mode, say).
+    explicit ConsoleFixture(bool open = false, const std::function<void(AppOptions &)> &adjust = {})
     {
         QStandardPaths::setTestModeEnabled(true); // window settings go to a test location
         QFile keys(m_dir.filePath(QStringLiteral("keys.json")));
@@ -49,6 +51,8 @@ public:
         m_options.open = open;
         m_options.dataDir = m_dir.filePath(QStringLiteral("data"));
         m_options.keysFile = keys.fileName();
+        if (adjust)
+            adjust(m_options);
         started = start();
     }
     ~ConsoleFixture() { stop(); }
