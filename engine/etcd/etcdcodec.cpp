@@ -123,7 +123,9 @@ std::optional<StoredKey> decodeKey(std::string_view text)
     return k;
 }
 
-std::string encodeEvent(const LedgerEvent &e)
+namespace {
+
+json eventJson(const LedgerEvent &e)
 {
     const std::string facts = encodeFacts(e.facts);
     return json{
@@ -137,13 +139,12 @@ std::string encodeEvent(const LedgerEvent &e)
         {"ttlMs", e.ttlMs},
         {"reason", e.reason},
         {"facts",
-         QByteArray::fromRawData(facts.data(), qsizetype(facts.size())).toBase64().toStdString()}}
-        .dump();
+         QByteArray::fromRawData(facts.data(), qsizetype(facts.size())).toBase64().toStdString()}};
 }
 
-std::optional<LedgerEvent> decodeEvent(std::string_view text)
+std::optional<LedgerEvent> eventFrom(const json &object)
 {
-    const std::optional<json> j = parse(text);
+    const json *j = object.is_object() ? &object : nullptr;
     LedgerEvent e;
     std::string kind, facts;
     if (!j || !take(*j, "seq", e.seq) || !take(*j, "at", e.at) || !take(*j, "kind", kind) ||
@@ -160,6 +161,40 @@ std::optional<LedgerEvent> decodeEvent(std::string_view text)
     e.kind = *parsedKind;
     e.facts = std::move(*parsedFacts);
     return e;
+}
+
+} // namespace
+
+std::string encodeEvent(const LedgerEvent &e)
+{
+    return eventJson(e).dump();
+}
+
+std::optional<LedgerEvent> decodeEvent(std::string_view text)
+{
+    const std::optional<json> j = parse(text);
+    return j ? eventFrom(*j) : std::nullopt;
+}
+
+std::string encodeEvents(const std::vector<const LedgerEvent *> &events)
+{
+    json out = json::array();
+    for (const LedgerEvent *e : events)
+        out.push_back(eventJson(*e));
+    return out.dump();
+}
+
+std::vector<LedgerEvent> decodeEvents(std::string_view text)
+{
+    std::vector<LedgerEvent> out;
+    const json j = json::parse(text.begin(), text.end(), nullptr, false);
+    if (!j.is_array())
+        return out;
+    for (const json &element : j) {
+        if (std::optional<LedgerEvent> e = eventFrom(element))
+            out.push_back(std::move(*e));
+    }
+    return out;
 }
 
 } // namespace leasehold::etcd

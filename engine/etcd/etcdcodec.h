@@ -25,6 +25,10 @@ std::optional<StoredKey> decodeKey(std::string_view json);
 
 std::string encodeEvent(const LedgerEvent &event);
 std::optional<LedgerEvent> decodeEvent(std::string_view json);
+// A run of events as one value (a JSON array), so that the ring costs a transaction one
+// operation per run, not one per event; decoding passes over an element it cannot read.
+std::string encodeEvents(const std::vector<const LedgerEvent *> &events);
+std::vector<LedgerEvent> decodeEvents(std::string_view json);
 
 // Sequence numbers as keys that sort as numbers (20 digits).
 std::string sequenceKey(std::uint64_t seq);

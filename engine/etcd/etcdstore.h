@@ -21,7 +21,9 @@ namespace leasehold::etcd {
 // Keys under the prefix (values are etcdcodec.h's JSON):
 //   state/lease/<lease id>   a live lease        state/agent/<did>   an agent's trust
 //   state/key/<digest>       a minted key        state/token_end     the token high-water mark
-//   ledger/<seq, 20 digits>  the newest `ringEvents` ledger events (a ring: etcd is no log store)
+//   ledger/<seq, 20 digits>  a run of ledger events (a JSON array) under its last one's number;
+//                            together the newest `ringEvents` or a few more (a ring: etcd is
+//                            no log store)
 //
 // A writer thread takes what is queued (up to maxBatch operations), keeps only the last word
 // on each lease, agent and key, and commits it in as few transactions as etcd's limits allow

@@ -11,7 +11,7 @@ namespace leasehold::etcd {
 
 namespace {
 
-constexpr std::int64_t kPage = 1000; // ring events read per call
+constexpr std::int64_t kPage = 16; // runs of the ring read per call (each up to 256 events)
 
 } // namespace
 
@@ -83,14 +83,15 @@ bool EtcdStore::copyRing(Client &client, std::string *error)
         StoreOps page;
         std::uint64_t seq = m_followedSeq.load();
         for (const KeyValue &kv : *events) {
-            std::optional<LedgerEvent> event = decodeEvent(kv.value);
-            if (!event || event->seq <= seq)
-                continue;
-            if (seq != 0 && event->seq != seq + 1)
-                qCWarning(lcEtcdStore) << "the local ledger misses events" << seq + 1 << "to"
-                                       << event->seq - 1 << "(they left the ring unseen)";
-            seq = event->seq;
-            page.appendEvent(*event);
+            for (const LedgerEvent &event : decodeEvents(kv.value)) {
+                if (event.seq <= seq)
+                    continue; // a run the local ledger holds the start of
+                if (seq != 0 && event.seq != seq + 1)
+                    qCWarning(lcEtcdStore) << "the local ledger misses events" << seq + 1 << "to"
+                                           << event.seq - 1 << "(they left the ring unseen)";
+                seq = event.seq;
+                page.appendEvent(event);
+            }
         }
         if (!page.empty())
             m_ledger->submit(page);

@@ -11,6 +11,9 @@ namespace leasehold::etcd {
 
 namespace {
 
+// Events in one value of the ring: ~300 bytes each, so a run stays well inside a transaction.
+constexpr std::size_t kRunEvents = 256;
+
 // An operation's share of a request: key and value in base64 (4/3) and the JSON around them.
 std::size_t requestBytes(const Op &op)
 {
@@ -51,10 +54,17 @@ std::vector<std::vector<Op>> EtcdStore::transactions(const std::vector<StoreOp> 
         all.push_back(Op::put(key("state/agent/", did), encodeAgent(*agent)));
     for (const auto &[digest, stored] : keys)
         all.push_back(Op::put(key("state/key/", digest), encodeKey(*stored)));
-    for (const LedgerEvent *event : events)
-        all.push_back(Op::put(key("ledger/", sequenceKey(event->seq)), encodeEvent(*event)));
+    // The ring: runs of events, each one value under its last event's sequence number, so a
+    // batch's ledger costs a transaction an operation per run (of at most kRunEvents).
+    for (std::size_t from = 0; from < events.size(); from += kRunEvents) {
+        const std::vector<const LedgerEvent *> run(
+            events.begin() + std::ptrdiff_t(from),
+            events.begin() + std::ptrdiff_t(std::min(events.size(), from + kRunEvents)));
+        all.push_back(Op::put(key("ledger/", sequenceKey(run.back()->seq)), encodeEvents(run)));
+    }
     if (!events.empty() && events.back()->seq > m_options.ringEvents) {
-        // The ring keeps the newest ringEvents events.
+        // The ring keeps at least the newest ringEvents events: a run goes once its last
+        // event is older than those.
         all.push_back(
             Op::erase(key("ledger/", ""),
                       key("ledger/", sequenceKey(events.back()->seq - m_options.ringEvents + 1))));

@@ -21,6 +21,8 @@ trap 'kill -9 $(jobs -p) 2>/dev/null || true; rm -rf "$data"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port_of() { for _ in $(seq 100); do grep -qo 'listening http://[^ ]*' "$1" && break; sleep 0.1; done
             grep -o 'listening http://[^ ]*' "$1" | grep -o '[0-9]*$'; }
+batches() { curl -s --max-time 2 "http://127.0.0.1:$1/metrics" |
+            sed -n 's/^leasehold_store_batches_total \([0-9]*\).*/\1/p'; }
 role_of() { curl -s --max-time 1 "http://127.0.0.1:$1/healthz" |
             python3 -c 'import json,sys; print(json.load(sys.stdin)["cluster"]["role"])' 2>/dev/null || true; }
 
@@ -57,9 +59,13 @@ for _ in $(seq 100); do [ "$(role_of "$a")" = leader ] && break; sleep 0.1; done
 for round in 1 2; do
   for which in sqlite etcd; do
     port=$([ $which = sqlite ] && echo "$sqlite" || echo "$a")
+    before=$(batches "$port")
     line=$(wrk -t2 -c50 -d"$duration" -s "$here/../http/acquire_release.lua" "http://127.0.0.1:$port" | tail -1)
+    after=$(batches "$port")
     rps=$(sed -n 's/^requests\/s \([0-9]*\).*/\1/p' <<<"$line")
-    printf '  round %s %-7s %6d pairs/s   (%s)\n' "$round" "$which" "$((rps / 2))" "$line"
+    printf '  round %s %-7s %6d pairs/s   (%s; %d commits, %s requests a commit)\n' "$round" "$which" \
+      "$((rps / 2))" "$line" "$((after - before))" \
+      "$(python3 -c "print(round($rps * ${duration%s} / max(1, $after - $before), 1))")"
   done
 done
 kill "$(cat "$data/a.pid")" 2>/dev/null || true
