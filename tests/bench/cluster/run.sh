@@ -16,7 +16,8 @@ duration=${DURATION:-10s}
 command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)"; exit 2; }
 command -v etcd >/dev/null || { echo "install etcd-server"; exit 2; }
 data=$(mktemp -d)
-trap 'kill -9 $(jobs -p) 2>/dev/null || true; rm -rf "$data"' EXIT
+# Instances started inside $(start ...) are not this shell's jobs: their pid files name them.
+trap '{ kill -9 $(jobs -p) $(cat "$data"/*.pid 2>/dev/null); wait; } 2>/dev/null; rm -rf "$data"' EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port_of() { for _ in $(seq 100); do grep -qo 'listening http://[^ ]*' "$1" && break; sleep 0.1; done
