@@ -17,7 +17,8 @@ class ClusterMember::Worker : public QObject
 public:
     explicit Worker(const ClusterMember::Options &options)
         : m_client(Client::Options{options.endpoints,
-                                   std::max(500, options.sessionTtlSeconds * 1000 / 4)})
+                                   std::max(500, options.sessionTtlSeconds * 1000 / 4),
+                                   {options.caFile, options.certFile, options.keyFile}})
         , m_election(m_client, electionOptions(options))
         , m_stepEveryMs(options.stepEveryMs)
     {}
@@ -40,6 +41,7 @@ public:
 signals:
     void changed(ClusterMember::Role role, const QString &leader, const QString &fenceKey,
                  qint64 term, const QStringList &members);
+    void problemChanged(const QString &problem);
 
 private:
     static Election::Options electionOptions(const ClusterMember::Options &o)
@@ -56,9 +58,12 @@ private:
         const Election::Role role = m_election.step();
         const auto mine = ClusterMember::Role(int(role));
         const QString leader = QString::fromStdString(m_election.leaderAddress());
-        if (!m_election.problem().empty() && m_election.problem() != m_lastProblem)
-            qCWarning(lcCluster) << m_election.problem().c_str();
-        m_lastProblem = m_election.problem();
+        if (m_election.problem() != m_lastProblem) {
+            if (!m_election.problem().empty())
+                qCWarning(lcCluster) << m_election.problem().c_str();
+            m_lastProblem = m_election.problem();
+            emit problemChanged(QString::fromStdString(m_lastProblem));
+        }
         QStringList members;
         for (const std::string &address : m_election.candidates())
             members << QString::fromStdString(address);
@@ -107,6 +112,8 @@ void ClusterMember::start()
     m_worker = new Worker(m_options);
     m_worker->moveToThread(&m_thread);
     connect(m_worker, &Worker::changed, this, &ClusterMember::changed, Qt::QueuedConnection);
+    connect(m_worker, &Worker::problemChanged, this, &ClusterMember::problemChanged,
+            Qt::QueuedConnection);
     m_thread.setObjectName(QStringLiteral("leasehold-cluster"));
     m_thread.start();
     QMetaObject::invokeMethod(m_worker, &Worker::start, Qt::QueuedConnection);

@@ -23,6 +23,7 @@ public:
         std::string prefix = "leasehold/";
         std::string advertise;
         int sessionTtlSeconds = 3;
+        QString caFile, certFile, keyFile; // TLS to https:// members (etcd::Client::Tls)
         int stepEveryMs = 250;
     };
     // Lapsed: it led, and cannot confirm in time that it still does (Election::Role::Lapsed).
@@ -41,6 +42,8 @@ signals:
     // leader first.
     void changed(ClusterMember::Role role, const QString &leader, const QString &fenceKey,
                  qint64 term, const QStringList &members);
+    // Why the last look at etcd failed (empty once one succeeds), as etcd::Election says it.
+    void problemChanged(const QString &problem);
 
 private:
     class Worker;

@@ -105,6 +105,9 @@ const std::vector<Setting> &settings()
         texts("etcd.endpoints", &AppOptions::etcd),
         text("etcd.prefix", &AppOptions::etcdPrefix),
         number("etcd.sessionTtlSeconds", &AppOptions::sessionTtlSeconds, 2, 600),
+        text("etcd.caFile", &AppOptions::etcdCaFile),
+        text("etcd.certFile", &AppOptions::etcdCertFile),
+        text("etcd.keyFile", &AppOptions::etcdKeyFile),
         text("advertise", &AppOptions::advertise),
     };
     return all;

@@ -183,7 +183,9 @@ QString describeCluster(const json &cluster)
                            : QString())
             : QStringLiteral("standby; the leader is %1")
                   .arg(leader.isEmpty() ? QStringLiteral("not elected yet") : leader);
-    return role + (members.isEmpty() ? QString() : "; members: " + members.join(", "));
+    const QString problem = text(cluster.value("problem", json()));
+    return role + (members.isEmpty() ? QString() : "; members: " + members.join(", ")) +
+           (problem.isEmpty() ? QString() : "; etcd: " + problem);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include "configfile.h"
+#include "etcdclient.h"
 #include "version.h"
 
 #include <QCommandLineParser>
@@ -33,6 +34,9 @@ const std::vector<AppFlag> &appFlags()
          ""},
         {"etcd-prefix", "PREFIX", "Cluster mode: the etcd key prefix (default leasehold/).", ""},
         {"session-ttl", "SECONDS", "Cluster mode: the leader's etcd session (default 3).", ""},
+        {"etcd-ca", "FILE", "Cluster mode: the CA of https:// etcd members (PEM).", ""},
+        {"etcd-cert", "FILE", "Cluster mode: this instance's etcd client certificate (PEM).", ""},
+        {"etcd-key", "FILE", "Cluster mode: the key of --etcd-cert (PEM).", ""},
     };
     return all;
 }
@@ -123,6 +127,9 @@ ParsedOptions parseOptions(const QStringList &arguments)
         o.etcd = parser.value(QStringLiteral("etcd")).split(QLatin1Char(','), Qt::SkipEmptyParts);
     flag(QStringLiteral("advertise"), o.advertise);
     flag(QStringLiteral("etcd-prefix"), o.etcdPrefix);
+    flag(QStringLiteral("etcd-ca"), o.etcdCaFile);
+    flag(QStringLiteral("etcd-cert"), o.etcdCertFile);
+    flag(QStringLiteral("etcd-key"), o.etcdKeyFile);
     if (parser.isSet(QStringLiteral("session-ttl"))) {
         bool ok = false;
         o.sessionTtlSeconds = parser.value(QStringLiteral("session-ttl")).toInt(&ok);
@@ -132,14 +139,35 @@ ParsedOptions parseOptions(const QStringList &arguments)
             return result;
         }
     }
+    bool https = false;
     for (const QString &url : o.etcd) {
         const QUrl parsed(url.trimmed());
-        if (!parsed.isValid() || parsed.scheme() != QLatin1String("http") ||
+        https = https || parsed.scheme() == QLatin1String("https");
+        if (!parsed.isValid() ||
+            (parsed.scheme() != QLatin1String("http") &&
+             parsed.scheme() != QLatin1String("https")) ||
             parsed.host().isEmpty() || parsed.port() <= 0) {
             QTextStream(stderr)
-                << "leasehold: --etcd (and the config's etcd.endpoints) takes http://HOST:PORT "
+                << "leasehold: --etcd (and the config's etcd.endpoints) takes http(s)://HOST:PORT "
                    "client URLs (got '"
                 << url << "')\n";
+            result.exitCode = 2;
+            return result;
+        }
+    }
+    const bool tlsFiles =
+        !o.etcdCaFile.isEmpty() || !o.etcdCertFile.isEmpty() || !o.etcdKeyFile.isEmpty();
+    if (tlsFiles && !https) {
+        QTextStream(stderr) << "leasehold: --etcd-ca, --etcd-cert and --etcd-key are for "
+                               "https:// etcd members; --etcd names none\n";
+        result.exitCode = 2;
+        return result;
+    }
+    if (https) {
+        std::string problem;
+        if (!leasehold::etcd::Client::tlsConfiguration(
+                {o.etcdCaFile, o.etcdCertFile, o.etcdKeyFile}, &problem)) {
+            QTextStream(stderr) << "leasehold: " << problem.c_str() << "\n";
             result.exitCode = 2;
             return result;
         }

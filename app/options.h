@@ -37,6 +37,11 @@ struct AppOptions
     QString advertise; // where standbys send agents; empty: the listening URL
     QString etcdPrefix = QStringLiteral("leasehold/");
     int sessionTtlSeconds = 3; // the election's etcd lease
+    // TLS to https:// members (PEM files): the CA that signed them (empty: the system's), and
+    // this instance's client certificate and key (for --client-cert-auth).
+    QString etcdCaFile;
+    QString etcdCertFile;
+    QString etcdKeyFile;
 };
 
 // Parses argv with QCommandLineParser. On --help/--version or a bad flag it prints and returns

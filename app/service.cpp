@@ -166,6 +166,7 @@ bool Service::joinCluster(const QString &dir)
     etcd::EtcdStore::Options s;
     for (const QString &url : m_options.etcd)
         s.etcd.endpoints.push_back(QUrl(url.trimmed()));
+    s.etcd.tls = {m_options.etcdCaFile, m_options.etcdCertFile, m_options.etcdKeyFile};
     s.prefix = m_options.etcdPrefix.toStdString();
     s.localLedger.path = QDir(m_dataDir).filePath(QStringLiteral("ledger.db"));
     s.localLedger.retainRows = std::uint64_t(m_options.ledgerRetainRows);
@@ -183,6 +184,9 @@ bool Service::joinCluster(const QString &dir)
     o.prefix = m_options.etcdPrefix.toStdString();
     o.advertise = (m_options.advertise.isEmpty() ? m_url : m_options.advertise).toStdString();
     o.sessionTtlSeconds = m_options.sessionTtlSeconds;
+    o.caFile = m_options.etcdCaFile;
+    o.certFile = m_options.etcdCertFile;
+    o.keyFile = m_options.etcdKeyFile;
     m_advertise = o.advertise;
     m_front->setClusterFacts([this] {
         const ClusterFacts c = clusterFacts();
@@ -190,9 +194,10 @@ bool Service::joinCluster(const QString &dir)
         for (const std::string &member : c.members)
             members.push_back(
                 {{"address", member}, {"role", member == c.leader ? "leader" : "standby"}});
-        return nlohmann::json{{"role", c.role},     {"lapsed", c.lapsed},
-                              {"leader", c.leader}, {"advertise", c.advertise},
-                              {"term", c.term},     {"members", members}};
+        return nlohmann::json{{"problem", c.problem},     {"role", c.role},
+                              {"lapsed", c.lapsed},       {"leader", c.leader},
+                              {"advertise", c.advertise}, {"term", c.term},
+                              {"members", members}};
     });
     m_cluster = std::make_unique<ClusterMember>(o);
     connect(m_cluster.get(), &ClusterMember::changed, this,
@@ -200,6 +205,8 @@ bool Service::joinCluster(const QString &dir)
                    qint64 term, const QStringList &members) {
                 onClusterChange(role, leader, fenceKey, term, members);
             });
+    connect(m_cluster.get(), &ClusterMember::problemChanged, this,
+            [this](const QString &problem) { m_clusterProblem = problem; });
     qCInfo(lcService) << "cluster mode: etcd" << m_options.etcd.join(QLatin1Char(',')) << "prefix"
                       << m_options.etcdPrefix << "- standing for election as"
                       << o.advertise.c_str();
@@ -217,6 +224,7 @@ ClusterFacts Service::clusterFacts() const
     c.advertise = m_advertise;
     c.term = m_term;
     c.lapsed = m_lapsed;
+    c.problem = m_clusterProblem.toStdString();
     for (const QString &member : m_members)
         c.members.push_back(member.toStdString());
     return c;

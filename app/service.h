@@ -80,6 +80,7 @@ private:
     QString m_leader;
     QStringList m_members; // every instance standing, the leader first
     std::string m_advertise;
+    QString m_clusterProblem; // why the election's last look at etcd failed
     qint64 m_term = 0;
     std::unique_ptr<leasehold::EngineHost> m_host;
     std::unique_ptr<leasehold::HttpFront> m_front;

@@ -50,6 +50,8 @@ void MainWindow::showCluster(const ClusterFacts &c)
                         : tr("Leader (term %1) of %2 instances standing.").arg(c.term).arg(members);
         tone = c.lapsed ? QColor(200, 60, 50) : QColor();
     }
+    if (!c.problem.empty() && !text.isEmpty())
+        text += tr(" The last look at etcd failed: %1.").arg(QString::fromStdString(c.problem));
     const bool readOnly = c.standby();
     if (readOnly != m_readOnly) {
         m_readOnly = readOnly;

@@ -2,6 +2,9 @@
 
 #include "etcdhttp.h"
 
+#include <QFile>
+#include <QSslKey>
+
 #include <QByteArray>
 #include <QDeadlineTimer>
 
@@ -161,8 +164,69 @@ Op Op::erase(std::string key, std::string rangeEnd)
 Client::Client(Options options)
     : m_options(std::move(options))
 {
-    for (const QUrl &url : m_options.endpoints)
-        m_members.push_back(std::make_unique<HttpConnection>(url.host(), quint16(url.port(2379))));
+    std::shared_ptr<const QSslConfiguration> tls;
+    for (const QUrl &url : m_options.endpoints) {
+        if (url.scheme() == QLatin1String("https") && !tls) {
+            std::string problem;
+            std::optional<QSslConfiguration> made = tlsConfiguration(m_options.tls, &problem);
+            if (!made) { // every call to that member then fails, saying why
+                m_tlsProblem = problem;
+                made = QSslConfiguration::defaultConfiguration();
+            }
+            tls = std::make_shared<const QSslConfiguration>(std::move(*made));
+        }
+        m_members.push_back(std::make_unique<HttpConnection>(
+            url.host(), quint16(url.port(2379)),
+            url.scheme() == QLatin1String("https") ? tls : nullptr));
+    }
+}
+
+std::optional<QSslConfiguration> Client::tlsConfiguration(const Tls &tls, std::string *error)
+{
+    auto read = [error](const QString &path, const char *what) -> std::optional<QByteArray> {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            *error = std::string("the etcd ") + what + " " + path.toStdString() + ": " +
+                     file.errorString().toStdString();
+            return std::nullopt;
+        }
+        return file.readAll();
+    };
+    QSslConfiguration c = QSslConfiguration::defaultConfiguration();
+    c.setPeerVerifyMode(QSslSocket::VerifyPeer);
+    if (!tls.caFile.isEmpty()) {
+        const std::optional<QByteArray> pem = read(tls.caFile, "CA file");
+        if (!pem)
+            return std::nullopt;
+        const QList<QSslCertificate> cas = QSslCertificate::fromData(*pem, QSsl::Pem);
+        if (cas.isEmpty()) {
+            *error = "the etcd CA file " + tls.caFile.toStdString() + " holds no PEM certificate";
+            return std::nullopt;
+        }
+        c.setCaCertificates(cas);
+    }
+    if (tls.certFile.isEmpty() != tls.keyFile.isEmpty()) {
+        *error = "an etcd client certificate needs its key, and a key its certificate";
+        return std::nullopt;
+    }
+    if (!tls.certFile.isEmpty()) {
+        const std::optional<QByteArray> cert = read(tls.certFile, "certificate");
+        const std::optional<QByteArray> key = cert ? read(tls.keyFile, "key") : std::nullopt;
+        if (!key)
+            return std::nullopt;
+        const QList<QSslCertificate> mine = QSslCertificate::fromData(*cert, QSsl::Pem);
+        QSslKey privateKey(*key, QSsl::Ec, QSsl::Pem);
+        if (privateKey.isNull())
+            privateKey = QSslKey(*key, QSsl::Rsa, QSsl::Pem);
+        if (mine.isEmpty() || privateKey.isNull()) {
+            *error = "the etcd client certificate " + tls.certFile.toStdString() + " or key " +
+                     tls.keyFile.toStdString() + " is not PEM this build can read";
+            return std::nullopt;
+        }
+        c.setLocalCertificate(mine.first());
+        c.setPrivateKey(privateKey);
+    }
+    return c;
 }
 
 Client::~Client() = default;
@@ -188,6 +252,10 @@ std::string Client::prefixEnd(const std::string &prefix)
 std::optional<std::string> Client::call(const char *path, const std::string &body,
                                         std::optional<std::size_t> only)
 {
+    if (!m_tlsProblem.empty()) {
+        m_error = {Error::Kind::Unreachable, m_tlsProblem};
+        return std::nullopt;
+    }
     m_error = {};
     if (m_members.empty()) {
         m_error = {Error::Kind::Unreachable, "no etcd endpoints"};

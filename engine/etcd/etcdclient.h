@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QSslConfiguration>
 #include <QUrl>
 
 #include <cstdint>
@@ -88,11 +89,30 @@ struct Error
 class Client
 {
 public:
+    // TLS to members whose URL is https://: the CA that signed their certificates (empty: the
+    // system's), and this client's certificate and key when they ask for one
+    // (--client-cert-auth). Files in PEM.
+    struct Tls
+    {
+        QString caFile;
+        QString certFile;
+        QString keyFile;
+    };
     struct Options
     {
+        Options(std::vector<QUrl> endpointUrls = {}, int timeout = 2000, Tls tlsFiles = {})
+            : endpoints(std::move(endpointUrls))
+            , timeoutMs(timeout)
+            , tls(std::move(tlsFiles))
+        {}
         std::vector<QUrl> endpoints;
-        int timeoutMs = 2000; // each call, whatever it takes (connects included)
+        int timeoutMs; // each call, whatever it takes (connects included)
+        Tls tls;
     };
+    // The TLS set-up `tls` describes, or nothing with `error` (a file missing or unreadable, a
+    // certificate without its key). Every client checks this when made; a service checks it
+    // before it starts.
+    static std::optional<QSslConfiguration> tlsConfiguration(const Tls &tls, std::string *error);
 
     explicit Client(Options options);
     ~Client();
@@ -137,6 +157,7 @@ private:
     std::vector<std::unique_ptr<HttpConnection>> m_members;
     std::size_t m_current = 0;
     Error m_error;
+    std::string m_tlsProblem; // the TLS set-up could not be made: no call goes out
 };
 
 } // namespace leasehold::etcd

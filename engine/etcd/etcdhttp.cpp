@@ -1,6 +1,7 @@
 #include "etcdhttp.h"
 
 #include <QDeadlineTimer>
+#include <QSslSocket>
 #include <QTcpSocket>
 
 namespace leasehold::etcd {
@@ -29,16 +30,20 @@ bool fill(QTcpSocket &socket, QByteArray &buffer, const QDeadlineTimer &deadline
 
 } // namespace
 
-HttpConnection::HttpConnection(QString host, quint16 port)
+HttpConnection::HttpConnection(QString host, quint16 port,
+                               std::shared_ptr<const QSslConfiguration> tls)
     : m_host(std::move(host))
     , m_port(port)
+    , m_tls(std::move(tls))
 {}
 
 HttpConnection::~HttpConnection() = default;
 
 QString HttpConnection::endpoint() const
 {
-    return QStringLiteral("http://%1:%2").arg(m_host).arg(m_port);
+    return QStringLiteral("%1://%2:%3")
+        .arg(m_tls ? QLatin1String("https") : QLatin1String("http"), m_host)
+        .arg(m_port);
 }
 
 void HttpConnection::drop()
@@ -60,13 +65,29 @@ std::optional<HttpConnection::Response> HttpConnection::post(const QByteArray &p
     if (m_socket && m_socket->bytesAvailable() > 0)
         drop(); // nothing is owed on an idle connection: whatever this is, it is not an answer
     if (!m_socket || m_socket->state() != QAbstractSocket::ConnectedState) {
-        m_socket = std::make_unique<QTcpSocket>();
-        m_socket->connectToHost(m_host, m_port);
-        if (!m_socket->waitForConnected(int(std::max<qint64>(1, deadline.remainingTime())))) {
+        bool connected = false;
+        QString why; // the TLS handshake's own words, when that is what failed
+        if (m_tls) {
+            auto socket = std::make_unique<QSslSocket>();
+            socket->setSslConfiguration(*m_tls);
+            socket->connectToHostEncrypted(m_host, m_port);
+            connected =
+                socket->waitForEncrypted(int(std::max<qint64>(1, deadline.remainingTime())));
+            if (!connected && !socket->sslHandshakeErrors().isEmpty())
+                why = socket->sslHandshakeErrors().first().errorString();
+            m_socket = std::move(socket);
+        } else {
+            m_socket = std::make_unique<QTcpSocket>();
+            m_socket->connectToHost(m_host, m_port);
+            connected =
+                m_socket->waitForConnected(int(std::max<qint64>(1, deadline.remainingTime())));
+        }
+        if (!connected) {
             *failure = Failure::NotSent;
             *error = "cannot connect to " + endpoint().toStdString() + ": " +
-                     (deadline.hasExpired() ? std::string("no answer in time")
-                                            : m_socket->errorString().toStdString());
+                     (!why.isEmpty()          ? why.toStdString()
+                      : deadline.hasExpired() ? std::string("no answer in time")
+                                              : m_socket->errorString().toStdString());
             drop();
             return std::nullopt;
         }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+class QSslConfiguration;
 class QTcpSocket;
 
 namespace leasehold::etcd {
@@ -27,7 +28,9 @@ public:
     // been applied; only the caller can tell by reading).
     enum class Failure { NotSent, NoAnswer };
 
-    HttpConnection(QString host, quint16 port);
+    // `tls`: speak TLS with this set-up (the member's URL is https://); none: plain HTTP.
+    HttpConnection(QString host, quint16 port,
+                   std::shared_ptr<const QSslConfiguration> tls = nullptr);
     ~HttpConnection();
     HttpConnection(const HttpConnection &) = delete;
     HttpConnection &operator=(const HttpConnection &) = delete;
@@ -45,6 +48,7 @@ private:
 
     QString m_host;
     quint16 m_port;
+    std::shared_ptr<const QSslConfiguration> m_tls;
     std::unique_ptr<QTcpSocket> m_socket;
 };
 

@@ -24,6 +24,7 @@ struct ClusterFacts
     std::int64_t term = 0; // while leading
     bool lapsed = false;   // leading, but unable to confirm its etcd session: granting nothing
     std::vector<std::string> members; // every instance standing, the leader first
+    std::string problem;              // why the last look at etcd failed; empty when it did not
 
     bool standby() const { return role == "standby"; }
 };

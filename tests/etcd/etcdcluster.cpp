@@ -22,7 +22,8 @@ quint16 freePort()
 
 } // namespace
 
-EtcdCluster::EtcdCluster(int members)
+EtcdCluster::EtcdCluster(int members, bool tls)
+    : m_tls(tls)
 {
     QStringList peers;
     for (int i = 0; i < members; ++i) {
@@ -58,8 +59,56 @@ std::vector<QUrl> EtcdCluster::endpoints() const
 
 QUrl EtcdCluster::endpoint(int member) const
 {
-    return QUrl(
-        QStringLiteral("http://127.0.0.1:%1").arg(m_members[std::size_t(member)].clientPort));
+    return QUrl(QStringLiteral("%1://127.0.0.1:%2")
+                    .arg(m_tls ? QLatin1String("https") : QLatin1String("http"))
+                    .arg(m_members[std::size_t(member)].clientPort));
+}
+
+leasehold::etcd::Client::Tls EtcdCluster::clientTls() const
+{
+    if (!m_tls)
+        return {};
+    return {m_dir.filePath(QStringLiteral("ca.crt")), m_dir.filePath(QStringLiteral("client.crt")),
+            m_dir.filePath(QStringLiteral("client.key"))};
+}
+
+bool EtcdCluster::makeCertificates(std::string *error)
+{
+    // EC keys (quick to make); the server's certificate names 127.0.0.1 and carries no key
+    // usage limits, since etcd's gateway also presents it as a client to etcd itself.
+    const QString dir = m_dir.path();
+    const QList<QStringList> steps = {
+        {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", dir + "/ca.key", "-out", dir + "/ca.crt", "-days", "2", "-subj",
+         "/CN=leasehold test CA"},
+        {"req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+         dir + "/server.key", "-out", dir + "/server.csr", "-subj", "/CN=127.0.0.1"},
+        {"x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.crt", "-CAkey",
+         dir + "/ca.key", "-CAcreateserial", "-out", dir + "/server.crt", "-days", "2", "-extfile",
+         dir + "/san.cnf"},
+        {"req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+         dir + "/client.key", "-out", dir + "/client.csr", "-subj", "/CN=leasehold"},
+        {"x509", "-req", "-in", dir + "/client.csr", "-CA", dir + "/ca.crt", "-CAkey",
+         dir + "/ca.key", "-CAcreateserial", "-out", dir + "/client.crt", "-days", "2"},
+    };
+    QFile san(dir + QStringLiteral("/san.cnf"));
+    if (!san.open(QIODevice::WriteOnly) || san.write("subjectAltName=IP:127.0.0.1\n") < 0) {
+        *error = "cannot write " + san.fileName().toStdString();
+        return false;
+    }
+    san.close();
+    for (const QStringList &args : steps) {
+        QProcess openssl;
+        openssl.setProcessChannelMode(QProcess::MergedChannels);
+        openssl.start(QStringLiteral("openssl"), args);
+        if (!openssl.waitForFinished(30'000) || openssl.exitCode() != 0) {
+            *error = "openssl " + args.join(' ').toStdString() +
+                     " failed: " + openssl.readAll().toStdString() +
+                     openssl.errorString().toStdString();
+            return false;
+        }
+    }
+    return true;
 }
 
 std::vector<QUrl> EtcdCluster::endpointsFrom(int member) const
@@ -72,7 +121,7 @@ std::vector<QUrl> EtcdCluster::endpointsFrom(int member) const
 
 int EtcdCluster::leader() const
 {
-    leasehold::etcd::Client client({endpoints(), 1000});
+    leasehold::etcd::Client client({endpoints(), 1000, clientTls()});
     const QDeadlineTimer deadline(10'000);
     while (!deadline.hasExpired()) {
         for (int i = 0; i < size(); ++i) {
@@ -94,6 +143,9 @@ bool EtcdCluster::start(std::string *error)
         *error = "no etcd binary (install etcd-server, or set LEASEHOLD_ETCD)";
         return false;
     }
+    if (m_tls && !QFile::exists(m_dir.filePath(QStringLiteral("client.crt"))) &&
+        !makeCertificates(error))
+        return false;
     for (int i = 0; i < size(); ++i) {
         if (!launch(i, true, error))
             return false;
@@ -108,40 +160,46 @@ bool EtcdCluster::start(std::string *error)
 bool EtcdCluster::launch(int member, bool fresh, std::string *error)
 {
     Member &m = m_members[std::size_t(member)];
-    const QString client = QStringLiteral("http://127.0.0.1:%1").arg(m.clientPort);
+    const QString client = endpoint(member).toString();
     const QString peer = QStringLiteral("http://127.0.0.1:%1").arg(m.peerPort);
     m.process = std::make_unique<QProcess>();
     m.process->setProcessChannelMode(QProcess::MergedChannels);
     m.process->setStandardOutputFile(m_dir.filePath(m.name + QStringLiteral(".log")),
                                      QIODevice::Append);
-    m.process->start(binary(), {QStringLiteral("--name"),
-                                m.name,
-                                QStringLiteral("--data-dir"),
-                                m_dir.filePath(m.name),
-                                QStringLiteral("--listen-client-urls"),
-                                client,
-                                QStringLiteral("--advertise-client-urls"),
-                                client,
-                                QStringLiteral("--listen-peer-urls"),
-                                peer,
-                                QStringLiteral("--initial-advertise-peer-urls"),
-                                peer,
-                                QStringLiteral("--initial-cluster"),
-                                m_initialCluster,
-                                QStringLiteral("--initial-cluster-state"),
-                                fresh ? QStringLiteral("new") : QStringLiteral("existing"),
-                                QStringLiteral("--initial-cluster-token"),
-                                QDir(m_dir.path()).dirName(),
-                                QStringLiteral("--heartbeat-interval"),
-                                QStringLiteral("50"),
-                                QStringLiteral("--election-timeout"),
-                                QStringLiteral("500"),
-                                QStringLiteral("--logger"),
-                                QStringLiteral("zap"),
-                                QStringLiteral("--log-outputs"),
-                                QStringLiteral("stderr"),
-                                QStringLiteral("--log-level"),
-                                QStringLiteral("warn")});
+    QStringList args = {QStringLiteral("--name"),
+                        m.name,
+                        QStringLiteral("--data-dir"),
+                        m_dir.filePath(m.name),
+                        QStringLiteral("--listen-client-urls"),
+                        client,
+                        QStringLiteral("--advertise-client-urls"),
+                        client,
+                        QStringLiteral("--listen-peer-urls"),
+                        peer,
+                        QStringLiteral("--initial-advertise-peer-urls"),
+                        peer,
+                        QStringLiteral("--initial-cluster"),
+                        m_initialCluster,
+                        QStringLiteral("--initial-cluster-state"),
+                        fresh ? QStringLiteral("new") : QStringLiteral("existing"),
+                        QStringLiteral("--initial-cluster-token"),
+                        QDir(m_dir.path()).dirName(),
+                        QStringLiteral("--heartbeat-interval"),
+                        QStringLiteral("50"),
+                        QStringLiteral("--election-timeout"),
+                        QStringLiteral("500"),
+                        QStringLiteral("--logger"),
+                        QStringLiteral("zap"),
+                        QStringLiteral("--log-outputs"),
+                        QStringLiteral("stderr"),
+                        QStringLiteral("--log-level"),
+                        QStringLiteral("warn")};
+    if (m_tls)
+        args << QStringLiteral("--cert-file") << m_dir.filePath(QStringLiteral("server.crt"))
+             << QStringLiteral("--key-file") << m_dir.filePath(QStringLiteral("server.key"))
+             << QStringLiteral("--trusted-ca-file") << m_dir.filePath(QStringLiteral("ca.crt"))
+             << QStringLiteral("--client-cert-auth");
+    m.process->start(binary(), args);
     if (!m.process->waitForStarted(10'000)) {
         *error = "cannot start " + binary().toStdString() + ": " +
                  m.process->errorString().toStdString();
@@ -152,7 +210,7 @@ bool EtcdCluster::launch(int member, bool fresh, std::string *error)
 
 bool EtcdCluster::waitUntilAnswering(int member, std::string *error)
 {
-    leasehold::etcd::Client client({{endpoint(member)}, 1000});
+    leasehold::etcd::Client client({{endpoint(member)}, 1000, clientTls()});
     const QDeadlineTimer deadline(30'000);
     while (!deadline.hasExpired()) {
         if (client.range("health-probe"))

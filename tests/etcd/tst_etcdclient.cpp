@@ -1,6 +1,7 @@
 // The etcd client against a real three-member etcd cluster on loopback: keys, transactions
 // compared on a key's create revision (what cluster mode fences its writes with), leases, and
-// failure within the call's bound when members die, freeze or lose their quorum.
+// failure within the call's bound when members die, freeze or lose their quorum; and a member
+// that speaks TLS and asks for client certificates.
 
 #include "etcdclient.h"
 #include "etcdcluster.h"
@@ -24,6 +25,7 @@ private slots:
     void aLostLeaderCostsWritesABoundedTime();
     void aFrozenMemberCostsOneCallWithinItsBound();
     void withoutQuorumAWriteFailsWithinItsBound();
+    void overTlsOnlyTheCertifiedAreLetIn();
 
 private:
     Client client(int timeoutMs = 2000) const
@@ -191,6 +193,43 @@ void TstEtcdClient::withoutQuorumAWriteFailsWithinItsBound()
     QVERIFY2(m_cluster->restart(2, &error), error.c_str());
     // Quorum back: writes go through again (the first may still meet an election).
     QVERIFY(QTest::qWaitFor([&] { return c.put("t/quorum", "back").has_value(); }, 15'000));
+}
+
+void TstEtcdClient::overTlsOnlyTheCertifiedAreLetIn()
+{
+    EtcdCluster secure(1, true);
+    std::string error;
+    QVERIFY2(secure.start(&error), error.c_str());
+    QCOMPARE(secure.endpoint(0).scheme(), QStringLiteral("https"));
+    const Client::Tls files = secure.clientTls();
+    // With the CA and a certificate it signed: everything works as over plain HTTP.
+    Client c({secure.endpoints(), 2000, files});
+    QVERIFY2(c.put("t/tls/a", "1"), c.lastError().message.c_str());
+    const auto read = c.range("t/tls/a");
+    QVERIFY(read && read->size() == 1 && read->front().value == "1");
+    QVERIFY(c.endpoint().startsWith(QStringLiteral("https://")));
+    // Without a client certificate the member drops the connection (under TLS 1.3 only after
+    // the request left, so the client cannot tell it was not applied; it was not).
+    Client anonymous({secure.endpoints(), 2000, {files.caFile, {}, {}}});
+    QVERIFY(!anonymous.put("t/tls/b", "2"));
+    qInfo("without a client certificate: %s", anonymous.lastError().message.c_str());
+    // Without the CA (the system's do not know it) the member is not trusted.
+    Client untrusting({secure.endpoints(), 2000, {{}, files.certFile, files.keyFile}});
+    QVERIFY(!untrusting.put("t/tls/b", "2"));
+    QVERIFY2(untrusting.lastError().message.find("certificate") != std::string::npos,
+             untrusting.lastError().message.c_str());
+    // Plain HTTP to a TLS port gets no answer it can read, and nothing is applied.
+    QUrl plain = secure.endpoint(0);
+    plain.setScheme(QStringLiteral("http"));
+    Client wrong({{plain}, 1000});
+    QVERIFY(!wrong.put("t/tls/b", "2"));
+    QVERIFY(c.range("t/tls/b") && c.range("t/tls/b")->empty());
+    // Files that are not there are named before anything is tried.
+    std::string problem;
+    QVERIFY(!Client::tlsConfiguration({QStringLiteral("/nonexistent/ca.crt"), {}, {}}, &problem));
+    QVERIFY2(problem.find("/nonexistent/ca.crt") != std::string::npos, problem.c_str());
+    QVERIFY(!Client::tlsConfiguration({files.caFile, files.certFile, {}}, &problem));
+    QVERIFY2(problem.find("needs its key") != std::string::npos, problem.c_str());
 }
 
 QTEST_MAIN(TstEtcdClient)

@@ -43,6 +43,7 @@ private slots:
     void aFrozenLeaderStepsDownWhenItWakes();
     void historyThroughFailoversHasNoDoubleGrant();
     void losingEtcdQuorumCostsGrantsOnlyWhileItLasts();
+    void aLeaderSpeaksTlsToEtcd();
 
 private:
     struct Instance
@@ -51,7 +52,9 @@ private:
         quint16 port = 0;
         QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(port); }
     };
-    bool start(Instance &instance, const QString &name);
+    // Starts `instance` on this test's etcd, or on `etcd` with `extra` arguments.
+    bool start(Instance &instance, const QString &name, const EtcdCluster *etcd = nullptr,
+               const QStringList &extra = {});
     // One request, answered within 10 s: status (0: none) and body.
     std::pair<int, json> call(const Instance &to, const QByteArray &method, const QString &path,
                               const json &body = nullptr, QByteArray *location = nullptr);
@@ -76,17 +79,21 @@ private:
     std::string m_leaseId;
 };
 
-bool TstFailover::start(Instance &instance, const QString &name)
+bool TstFailover::start(Instance &instance, const QString &name, const EtcdCluster *etcd,
+                        const QStringList &extra)
 {
     QStringList endpoints;
-    for (const QUrl &url : m_etcd->endpoints())
+    for (const QUrl &url : (etcd ? etcd : m_etcd.get())->endpoints())
         endpoints << url.toString();
     instance.process = std::make_unique<QProcess>();
     instance.process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    instance.process->start(QStringLiteral(LEASEHOLD_BINARY),
-                            {"--headless", "--open", "--port", "0", "--data-dir",
-                             m_data.filePath(name), "--etcd", endpoints.join(','), "--session-ttl",
-                             "2"});
+    const QStringList arguments = QStringList{"--headless",    "--open",
+                                              "--port",        "0",
+                                              "--data-dir",    m_data.filePath(name),
+                                              "--etcd",        endpoints.join(','),
+                                              "--session-ttl", "2"} +
+                                  extra;
+    instance.process->start(QStringLiteral(LEASEHOLD_BINARY), arguments);
     if (!instance.process->waitForStarted(10'000))
         return false;
     while (!instance.process->canReadLine()) {
@@ -390,6 +397,51 @@ void TstFailover::losingEtcdQuorumCostsGrantsOnlyWhileItLasts()
     QCOMPARE(busy, 409);
     QCOMPARE(holder.value("holder", std::string()), std::string("did:agent:q"));
     QCOMPARE(leaderSeenBy(standby), leader.url());
+}
+
+void TstFailover::aLeaderSpeaksTlsToEtcd()
+{
+    EtcdCluster secure(1, true);
+    std::string error;
+    QVERIFY2(secure.start(&error), error.c_str());
+    const leasehold::etcd::Client::Tls files = secure.clientTls();
+    Instance tls;
+    QVERIFY(start(
+        tls, "tls", &secure,
+        {"--etcd-ca", files.caFile, "--etcd-cert", files.certFile, "--etcd-key", files.keyFile}));
+    QVERIFY(QTest::qWaitFor([&] { return role(tls) == "leader"; }, 10'000));
+    QCOMPARE(acquire(tls, "did:agent:s", "lock:over/tls").first, 200);
+    tls.process->kill();
+    tls.process->waitForFinished(10'000);
+    // A certificate without its key is named before the start.
+    QProcess refused;
+    refused.start(QStringLiteral(LEASEHOLD_BINARY),
+                  {"--headless", "--port", "0", "--data-dir", m_data.filePath("tls2"), "--etcd",
+                   secure.endpoint(0).toString(), "--etcd-cert", files.certFile});
+    QVERIFY(refused.waitForFinished(10'000));
+    QCOMPARE(refused.exitCode(), 2);
+    QVERIFY(refused.readAllStandardError().contains("needs its key"));
+    // Without the CA it cannot trust the member, so it never leads, and says why.
+    Instance untrusting;
+    QVERIFY(start(untrusting, "tls3", &secure,
+                  {"--etcd-cert", files.certFile, "--etcd-key", files.keyFile}));
+    QString problem;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     const auto [answered, health] = call(untrusting, "GET", "/healthz");
+                     problem = QString::fromStdString(
+                         health.is_object()
+                             ? health.value("cluster", json::object()).value("problem", "")
+                             : std::string());
+                     return problem.contains(QStringLiteral("certificate"));
+                 },
+                 10'000),
+             qPrintable(problem));
+    const auto [status, body] = acquire(untrusting, "did:agent:t", "lock:over/tls");
+    QCOMPARE(status, 503);
+    QCOMPARE(body.value("reason", std::string()), std::string("not_leading"));
+    untrusting.process->kill();
+    untrusting.process->waitForFinished(10'000);
 }
 
 QTEST_MAIN(TstFailover)

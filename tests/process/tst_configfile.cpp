@@ -22,7 +22,8 @@ private slots:
             "maxConnections": 100, "headTimeoutMs": 2000, "parkAfterMs": 900,
             "storeTimeoutMs": 3000, "commitWindowUs": 800, "advertise": "http:\/\/h:1",
             "etcd": {"endpoints": ["http:\/\/e1:2379", "http:\/\/e2:2379"], "prefix": "lh/",
-                     "sessionTtlSeconds": 5}})",
+                     "sessionTtlSeconds": 5, "caFile": "/ca.pem", "certFile": "/c.pem",
+                     "keyFile": "/k.pem"}})",
                              o, &error),
                  qPrintable(error));
         QCOMPARE(o.port, 9000);
@@ -47,6 +48,9 @@ private slots:
         QCOMPARE(o.etcd, (QStringList{"http://e1:2379", "http://e2:2379"}));
         QCOMPARE(o.etcdPrefix, QStringLiteral("lh/"));
         QCOMPARE(o.sessionTtlSeconds, 5);
+        QCOMPARE(o.etcdCaFile, QStringLiteral("/ca.pem"));
+        QCOMPARE(o.etcdCertFile, QStringLiteral("/c.pem"));
+        QCOMPARE(o.etcdKeyFile, QStringLiteral("/k.pem"));
     }
 
     void refusalsNameTheKey_data()

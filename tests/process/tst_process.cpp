@@ -135,7 +135,7 @@ void TstProcess::clusterFlagsAreChecked()
 {
     QTemporaryDir dir;
     const std::pair<QStringList, const char *> cases[] = {
-        {{"--etcd", "127.0.0.1:2379"}, "takes http://HOST:PORT client URLs"},
+        {{"--etcd", "127.0.0.1:2379"}, "takes http(s)://HOST:PORT"},
         {{"--etcd", "http://127.0.0.1:2379,ftp://x:1"}, "(got 'ftp://x:1')"},
         {{"--etcd", "http://127.0.0.1:2379", "--in-memory"}, "cannot run --in-memory"},
         {{"--etcd", "http://127.0.0.1:2379", "--session-ttl", "1"}, "--session-ttl must be"},
