@@ -10,7 +10,7 @@ packages=(
     libbenchmark-dev
     clang libclang-rt-14-dev
     xvfb xauth
-    etcd-server etcd-client
+    etcd-server etcd-client openssl
     desktop-file-utils appstream librsvg2-bin dpkg-dev
 )
 
