@@ -17,10 +17,12 @@
 class QNetworkReply;
 
 // One simulated agent for the history: acquires one of a few resources (TTL 5 s), holds it a
-// moment, releases, and again; follows the leader through redirects, standbys that know no
-// leader yet and instances that died, and records every acknowledged grant with the window
-// it may rely on. An acquire whose answer never came may have been granted: it is not
-// recorded, and released like any other.
+// moment, renews it, releases, and again; follows the leader through redirects, standbys that
+// know no leader yet and instances that died, and records every acknowledged grant with the
+// window it may rely on (to the TTL counted from the acquire, or from an acknowledged renewal,
+// and no further than the release). An acquire whose answer never came may have been granted:
+// it is not recorded, and released like any other; a renewal whose answer never came extends
+// nothing.
 class HistoryAgent : public QObject
 {
     Q_OBJECT
@@ -38,13 +40,17 @@ public:
     void start() { acquire(); }
     void stop() { m_stopping = true; }
     bool idle() const { return m_idle; }
+    int renewals() const { return m_renewals; } // acknowledged
 
 public:
     static constexpr qint64 kTtlMs = 5'000; // each grant's TTL
 
 private:
     void acquire();
+    void renew();
     void release();
+    // Sends the request of the current phase again (to the leader, after a redirect).
+    void again();
     void post(const nlohmann::json &body, const char *route);
     void answered(QNetworkReply *reply, qint64 sent);
 
@@ -55,7 +61,10 @@ private:
     std::vector<GrantRecord> &m_history;
     QString m_url;
     int m_next = 0;
-    bool m_releasing = false;
+    enum class Phase { Acquiring, Renewing, Releasing };
+    Phase m_phase = Phase::Acquiring;
+    std::string m_leaseId;
+    int m_renewals = 0;
     bool m_stopping = false;
     bool m_idle = false;
     std::string m_resource;
