@@ -94,3 +94,17 @@ median=$(sed -n "$(( (kills + 1) / 2 ))p" <<<"$sorted")
 max=$(tail -1 <<<"$sorted")
 echo "  failover ms: $(tr '\n' ' ' <<<"$sorted")"
 echo "  median $median ms, max $max ms"
+
+echo "3. what a redirect costs: 200 acquire/release pairs one after another with curl, straight"
+echo "   to the leader, and to the standby following its 307 (--location-trusted keeps the key)"
+if [ "$(role_of "$a")" = leader ]; then leader=$a standby=$b; else leader=$b standby=$a; fi
+pairs() { # port [curl options] -> median ms of one acquire+release
+  for i in $(seq 200); do
+    curl -s -o /dev/null -w '%{time_total} ' "${@:2}" -H 'Content-Type: application/json' \
+      -d "{\"resource\":\"lock:redirect/$i\",\"actorDid\":\"did:agent:r\",\"ttlMs\":5000}" \
+      "http://127.0.0.1:$1/api/v1/acp/coordination/lease"
+    curl -s -o /dev/null -w '%{time_total}\n' "${@:2}" -H 'Content-Type: application/json' \
+      -d '{"actorDid":"did:agent:r"}' "http://127.0.0.1:$1/api/v1/acp/coordination/release"
+  done | awk '{print ($1 + $2) * 1000}' | sort -n | sed -n 100p
+}
+echo "  median per pair: leader $(pairs "$leader") ms, via the standby $(pairs "$standby" --location-trusted) ms"
