@@ -16,9 +16,9 @@ class ClusterMember::Worker : public QObject
 
 public:
     explicit Worker(const ClusterMember::Options &options)
-        : m_client(Client::Options{options.endpoints,
+        : m_client(Client::Options{options.etcd.endpoints,
                                    std::max(500, options.sessionTtlSeconds * 1000 / 4),
-                                   {options.caFile, options.certFile, options.keyFile}})
+                                   options.etcd.tls})
         , m_election(m_client, electionOptions(options))
         , m_stepEveryMs(options.stepEveryMs)
     {}

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "etcdclient.h"
+
 #include <QObject>
 #include <QString>
 #include <QThread>
@@ -19,11 +21,10 @@ class ClusterMember : public QObject
 public:
     struct Options
     {
-        std::vector<QUrl> endpoints;
+        leasehold::etcd::Client::Options etcd; // its timeout is set from the session's
         std::string prefix = "leasehold/";
         std::string advertise;
         int sessionTtlSeconds = 3;
-        QString caFile, certFile, keyFile; // TLS to https:// members (etcd::Client::Tls)
         int stepEveryMs = 250;
     };
     // Lapsed: it led, and cannot confirm in time that it still does (Election::Role::Lapsed).

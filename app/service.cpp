@@ -163,10 +163,13 @@ bool Service::joinCluster(const QString &dir)
     m_dataDir = dir;
     // The store exists from the start: standing by, it keeps this instance's copy of the
     // ledger up with etcd's ring; elected, it is the engine's store.
-    etcd::EtcdStore::Options s;
+    // One description of the etcd members, for the store and for the election.
+    etcd::Client::Options reach;
     for (const QString &url : m_options.etcd)
-        s.etcd.endpoints.push_back(QUrl(url.trimmed()));
-    s.etcd.tls = {m_options.etcdCaFile, m_options.etcdCertFile, m_options.etcdKeyFile};
+        reach.endpoints.push_back(QUrl(url.trimmed()));
+    reach.tls = {m_options.etcdCaFile, m_options.etcdCertFile, m_options.etcdKeyFile};
+    etcd::EtcdStore::Options s;
+    s.etcd = reach;
     s.prefix = m_options.etcdPrefix.toStdString();
     s.localLedger.path = QDir(m_dataDir).filePath(QStringLiteral("ledger.db"));
     s.localLedger.retainRows = std::uint64_t(m_options.ledgerRetainRows);
@@ -179,14 +182,10 @@ bool Service::joinCluster(const QString &dir)
         return false;
     }
     ClusterMember::Options o;
-    for (const QString &url : m_options.etcd)
-        o.endpoints.push_back(QUrl(url.trimmed()));
+    o.etcd = reach;
     o.prefix = m_options.etcdPrefix.toStdString();
     o.advertise = (m_options.advertise.isEmpty() ? m_url : m_options.advertise).toStdString();
     o.sessionTtlSeconds = m_options.sessionTtlSeconds;
-    o.caFile = m_options.etcdCaFile;
-    o.certFile = m_options.etcdCertFile;
-    o.keyFile = m_options.etcdKeyFile;
     m_advertise = o.advertise;
     m_front->setClusterFacts([this] {
         const ClusterFacts c = clusterFacts();

@@ -119,7 +119,7 @@ private:
     std::function<void(std::uint64_t)> m_onDurable;
     std::function<void(const StoreHealth &)> m_onHealth;
 
-    std::optional<StoredState> m_local; // the local ledger as opened
+    bool m_localOpen = false; // the local ledger is loaded (by follow() or load())
     std::atomic<std::uint64_t> m_followedSeq{0};
     std::thread m_follower;
     bool m_stopFollowing = false;

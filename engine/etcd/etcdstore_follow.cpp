@@ -17,14 +17,15 @@ constexpr std::int64_t kPage = 16; // runs of the ring read per call (each up to
 
 bool EtcdStore::openLocal(std::string *error)
 {
-    if (m_local)
+    if (m_localOpen)
         return true;
-    m_local = m_ledger->load(error);
-    if (!m_local) {
+    const std::optional<StoredState> local = m_ledger->load(error);
+    if (!local) {
         *error = "the local ledger: " + *error;
         return false;
     }
-    m_followedSeq.store(m_local->lastSeq);
+    m_followedSeq.store(local->lastSeq);
+    m_localOpen = true;
     return true;
 }
 
