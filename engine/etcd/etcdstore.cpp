@@ -183,11 +183,17 @@ void EtcdStore::publishHealth(std::unique_lock<std::mutex> &lock)
     else
         qCCritical(lcEtcdStore) << "cannot write to etcd:" << health.phrase() << "-"
                                 << health.detail.c_str();
+    // Two threads publish (the writer and the election through setLapsed), so their queued
+    // calls can arrive in the other order than their changes: deliver what holds now, once.
     QMetaObject::invokeMethod(
         this,
-        [this, health] {
+        [this] {
+            const StoreHealth now = this->health();
+            if (now == m_delivered)
+                return;
+            m_delivered = now;
             if (m_onHealth)
-                m_onHealth(health);
+                m_onHealth(now);
         },
         Qt::QueuedConnection);
 }

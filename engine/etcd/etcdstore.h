@@ -135,7 +135,8 @@ private:
     bool m_open = false;
     std::chrono::steady_clock::time_point m_closeDeadline;
     StoreHealth m_writerHealth;
-    StoreHealth m_health; // reported
+    StoreHealth m_health;    // reported
+    StoreHealth m_delivered; // last handed to m_onHealth, on this object's thread only
     bool m_lapsed = false;
 
     std::uint64_t m_submitted = 0; // engine thread

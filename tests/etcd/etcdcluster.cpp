@@ -10,14 +10,22 @@
 #include <QThread>
 
 #include <csignal>
+#include <memory>
+#include <vector>
 
 namespace {
 
-// A port nothing listens on now (the kernel's choice for port 0, released at once).
-quint16 freePort()
+// A port nothing listens on now: the kernel's choice for port 0, held in `held` until every
+// member's ports are chosen, so two of them (a client and a peer port) can never be the same
+// one (a client port that was also a peer port answered the health probe with HTTP 404).
+quint16 freePort(std::vector<std::unique_ptr<QTcpServer>> &held)
 {
-    QTcpServer probe;
-    return probe.listen(QHostAddress::LocalHost, 0) ? probe.serverPort() : 0;
+    auto probe = std::make_unique<QTcpServer>();
+    if (!probe->listen(QHostAddress::LocalHost, 0))
+        return 0;
+    const quint16 port = probe->serverPort();
+    held.push_back(std::move(probe));
+    return port;
 }
 
 } // namespace
@@ -26,11 +34,12 @@ EtcdCluster::EtcdCluster(int members, bool tls)
     : m_tls(tls)
 {
     QStringList peers;
+    std::vector<std::unique_ptr<QTcpServer>> held;
     for (int i = 0; i < members; ++i) {
         Member m;
         m.name = QStringLiteral("m%1").arg(i);
-        m.clientPort = freePort();
-        m.peerPort = freePort();
+        m.clientPort = freePort(held);
+        m.peerPort = freePort(held);
         peers << QStringLiteral("%1=http://127.0.0.1:%2").arg(m.name).arg(m.peerPort);
         m_members.push_back(std::move(m));
     }

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <thread>
+
 using namespace leasehold;
 using namespace leasehold::etcd;
 
@@ -27,6 +29,7 @@ private slots:
     void aStandbyFollowsTheRingPastItsSize();
     void aDeposedLeaderCommitsNothingMore();
     void withoutQuorumTheStoreIsUnavailableUntilItIsBack();
+    void theLastHealthHeardIsTheHealthThatHolds();
     void valuesNoLeaseholdWroteAreSkipped();
 
 private:
@@ -309,6 +312,38 @@ void TstEtcdStore::withoutQuorumTheStoreIsUnavailableUntilItIsBack()
     QVERIFY(QTest::qWaitFor([&] { return durable >= ticket; }, 15'000));
     QVERIFY(QTest::qWaitFor([&] { return heard.back().ok(); }, 5'000));
     QCOMPARE(keys("state/lease/").size(), 2u);
+}
+
+void TstEtcdStore::theLastHealthHeardIsTheHealthThatHolds()
+{
+    // The election (through setLapsed) and the writer publish health from different threads;
+    // whatever order their queued reports take, the last one heard must be the state that
+    // holds, or the service would refuse grants on a store that is well (or grant on one that
+    // is not) until the next change.
+    auto a = store("a");
+    std::vector<StoreHealth> heard;
+    a->setHealthCallback([&](const StoreHealth &h) { heard.push_back(h); });
+    std::thread other([&] {
+        for (int i = 0; i < 20'000; ++i)
+            a->setLapsed(i % 2 == 0);
+    });
+    for (int i = 0; i < 20'000; ++i)
+        a->setLapsed(i % 3 == 0);
+    other.join();
+    QCoreApplication::processEvents();
+    // (Nothing heard is right too when it ended as well as it started.)
+    QVERIFY((heard.empty() ? StoreHealth{} : heard.back()) == a->health());
+    for (std::size_t i = 1; i < heard.size(); ++i)
+        QVERIFY2(!(heard[i] == heard[i - 1]), "the same health twice in a row");
+    a->setLapsed(true);
+    QCoreApplication::processEvents();
+    QCOMPARE(heard.back().problem, StoreHealth::Problem::EtcdUnavailable);
+    heard.clear();
+    a->setLapsed(false);
+    QCoreApplication::processEvents();
+    QCOMPARE(heard.size(), 1u);
+    QVERIFY(heard.back().ok());
+    QVERIFY(a->health().ok());
 }
 
 void TstEtcdStore::valuesNoLeaseholdWroteAreSkipped()
