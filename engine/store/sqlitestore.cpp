@@ -368,8 +368,14 @@ void SqliteStore::pagerLoop()
             // The WAL's checkpoint, here rather than inside a commit: PASSIVE copies what it
             // can without waiting for (or holding up) the writer.
             if (const std::uint64_t batches = m_batches.load(); batches != checkpointed) {
+                const auto start = std::chrono::steady_clock::now();
                 QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
                 checkpointed = batches;
+                if (const auto tookMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::steady_clock::now() - start)
+                                            .count();
+                    tookMs >= 20)
+                    qCDebug(lcStoreLoad) << "a checkpoint took" << tookMs << "ms";
             }
         }
         db.close();

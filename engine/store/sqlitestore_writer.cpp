@@ -74,6 +74,11 @@ bool SqliteStore::openWriter(QSqlDatabase &db)
     QSqlQuery(db).exec(QStringLiteral("PRAGMA busy_timeout = 250"));
     // Checkpoints run on the reader thread's connection (pagerLoop), not inside a commit.
     QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_autocheckpoint = 0"));
+    // Debian builds SQLite with secure_delete on: every page a dropped ledger partition freed
+    // was zeroed and written through the WAL (a partition with its indexes is megabytes), and
+    // commits queued behind those writes once retention began. FAST still clears what is
+    // deleted inside pages that are written anyway, and writes nothing more.
+    QSqlQuery(db).exec(QStringLiteral("PRAGMA secure_delete = FAST"));
     return true;
 }
 
@@ -135,6 +140,12 @@ void SqliteStore::writerLoop()
                 continue;
             }
             reportHealth(StoreHealth{});
+            if (const auto tookMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::steady_clock::now() - lastStart)
+                                        .count();
+                tookMs >= 20)
+                qCDebug(lcStore) << "a commit of" << ops.size() << "operations took" << tookMs
+                                 << "ms";
             backoffMs = m_options.retryMinMs;
             const std::uint64_t ticket = batch.back().ticket;
             // The batch's buffers go back for reuse (a few; an outsized one is let go).
@@ -161,30 +172,38 @@ void SqliteStore::writerLoop()
             // Upkeep after the answer is on its way: retention now and then, and a sealed
             // partition's index while nothing waits (or every 64 batches, so it never starves).
             const std::uint64_t batches = m_batches.fetch_add(1) + 1;
-            const auto upkeepStart = std::chrono::steady_clock::now();
+            using Steady = std::chrono::steady_clock;
+            auto since = [](Steady::time_point t) {
+                return std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - t)
+                    .count();
+            };
+            const auto upkeepStart = Steady::now();
             if (batches % std::max<std::uint64_t>(1, m_options.retentionEvery) == 0)
                 applyRetention(db);
+            const auto retentionMs = since(upkeepStart);
             bool idle = false;
             {
                 std::lock_guard lock(m_mutex);
                 idle = m_queue.empty();
             }
             streaming = !idle;
+            const auto indexStart = Steady::now();
             if (idle || batches % 64 == 0)
                 maintainLedger(db);
+            const auto indexMs = since(indexStart);
             // The reader thread's checkpoints copy the WAL while commits go on, but only a
             // checkpoint between two commits can finish, and only a finished one lets the next
             // commit start the WAL over. By now little is left to copy, so this one is short.
+            const auto checkpointStart = Steady::now();
             if (upkeepStart - lastCheckpoint >=
                 std::chrono::milliseconds(m_options.checkpointEveryMs)) {
                 QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
                 lastCheckpoint = upkeepStart;
             }
-            const auto upkeepMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::steady_clock::now() - upkeepStart)
-                                      .count();
-            if (upkeepMs >= 5)
-                qCDebug(lcStore) << "ledger upkeep took" << upkeepMs << "ms";
+            if (const auto upkeepMs = since(upkeepStart); upkeepMs >= 5)
+                qCDebug(lcStore) << "ledger upkeep took" << upkeepMs << "ms: retention"
+                                 << retentionMs << "indexes" << indexMs << "checkpoint"
+                                 << since(checkpointStart);
         }
         m_statements.reset();
         db.close();
