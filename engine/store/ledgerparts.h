@@ -57,6 +57,11 @@ bool indexOne(QSqlDatabase &db, std::uint64_t &from, std::uint64_t current);
 std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db);
 // Drops the partitions whose every event is beyond the bounds; returns how many.
 int retain(QSqlDatabase &db, const LedgerBounds &bounds);
+// The WHERE clause a partition is read with: seq > ?, at >= ?, then the filter's agent, kind
+// and resource (four values: the name, the name with '0' appended, the name, the name with '/'
+// appended) in that order.
+// One index serves it: the agent's, else the resource's, else the kind's.
+QString condition(const LedgerFilter &filter);
 // Up to `limit` events after `since` that match `filter`, oldest first, within the bounds.
 std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
                                const LedgerFilter &filter, const LedgerBounds &bounds);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Instructions per request (callgrind, all threads: the store's writer counts), Leasehold on
-# disk, Leasehold --in-memory and the bare route, for the same 4000 acquire/release requests: a
+# disk, Leasehold --in-memory and the bare route, for the same N acquire/release requests: a
 # figure that does not move with the machine's load. Then each thread's share: the engine
 # thread (which serves HTTP), the store's writer and its reader.
+#   N=4000          requests measured; 40000 and more let the ledger seal partitions, so the
+#                   writer's upkeep (their indexes, retention) is counted too
 #   CONNECTIONS=1   keep-alive connections the requests are spread over, one request in flight
 #                   on each; one connection makes every change its own commit, 50 lets the
 #                   store group them (as wrk -c50 does; how much depends on valgrind's pace)
@@ -10,7 +12,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../../build}
-n=4000
+n=${N:-4000}
 connections=${CONNECTIONS:-1}
 for which in leasehold in-memory bare; do
   data=$(mktemp -d)
