@@ -1,5 +1,6 @@
 #include "ledgerparts.h"
 
+#include "actorfilter.h"
 #include "ledgerfacts.h"
 
 #include <QSet>
@@ -9,6 +10,7 @@
 #include <QVariant>
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace leasehold::ledgerparts {
 
@@ -94,11 +96,11 @@ std::pair<std::uint64_t, TimeMs> newestIn(const QSqlDatabase &db,
     return {0, 0};
 }
 
-// The newest partition the agent summary covers (it is built in order), or nothing.
-std::optional<std::uint64_t> summarizedThrough(const QSqlDatabase &db)
+// The newest partition with an agent filter (they are built in order), or nothing.
+std::optional<std::uint64_t> filteredThrough(const QSqlDatabase &db)
 {
     QSqlQuery q(db);
-    if (q.exec(QStringLiteral("SELECT MAX(part) FROM ledger_actors")) && q.next() &&
+    if (q.exec(QStringLiteral("SELECT MAX(part) FROM ledger_filters")) && q.next() &&
         !q.value(0).isNull())
         return q.value(0).toULongLong();
     return std::nullopt;
@@ -129,7 +131,7 @@ std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db)
     }
     q.finish();
     std::sort(parts.begin(), parts.end());
-    const std::optional<std::uint64_t> summarized = summarizedThrough(db);
+    const std::optional<std::uint64_t> summarized = filteredThrough(db);
     for (const std::uint64_t part : parts) {
         for (const auto &[suffix, columns] : kIndexes) {
             if (!names.contains(table(part) + QLatin1Char('_') + QLatin1String(suffix)))
@@ -167,17 +169,31 @@ bool indexOne(QSqlDatabase &db, std::uint64_t &from, std::uint64_t current)
                 return QSqlQuery(db).exec(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (%3)")
                                               .arg(name, table(from), QLatin1String(columns)));
         }
-        // Last, the partition's agents go into the summary (a partition always has one).
+        // Last, the partition's agents go into its filter: one row, read from the agent index
+        // just built.
         QSqlQuery summarized(db);
-        summarized.prepare(QStringLiteral("SELECT 1 FROM ledger_actors WHERE part = ? LIMIT 1"));
+        summarized.prepare(QStringLiteral("SELECT 1 FROM ledger_filters WHERE part = ?"));
         summarized.addBindValue(qlonglong(from));
         if (summarized.exec() && summarized.next())
             continue;
         summarized.finish();
-        return QSqlQuery(db).exec(
-            QStringLiteral("INSERT OR IGNORE INTO ledger_actors SELECT DISTINCT %1, actor FROM %2")
-                .arg(from)
-                .arg(table(from)));
+        QSqlQuery agents(db);
+        agents.setForwardOnly(true);
+        if (!agents.exec(QStringLiteral("SELECT DISTINCT actor FROM %1").arg(table(from))))
+            return false;
+        std::vector<std::string> names;
+        while (agents.next())
+            names.push_back(agents.value(0).toString().toStdString());
+        agents.finish();
+        ActorFilter filter(names.size());
+        for (const std::string &name : names)
+            filter.add(name);
+        QSqlQuery insert(db);
+        insert.prepare(QStringLiteral("INSERT OR REPLACE INTO ledger_filters VALUES (?, ?, ?)"));
+        insert.addBindValue(qlonglong(from));
+        insert.addBindValue(ActorFilter::kProbes);
+        insert.addBindValue(QByteArray::fromStdString(filter.bytes()));
+        return insert.exec();
     }
     return false;
 }
@@ -207,7 +223,7 @@ int retain(QSqlDatabase &db, const LedgerBounds &bounds)
         if (!beyond)
             break; // older partitions first: the rest are newer
         if (QSqlQuery(db).exec(QStringLiteral("DROP TABLE %1").arg(table(p)))) {
-            QSqlQuery(db).exec(QStringLiteral("DELETE FROM ledger_actors WHERE part = %1").arg(p));
+            QSqlQuery(db).exec(QStringLiteral("DELETE FROM ledger_filters WHERE part = %1").arg(p));
             ++dropped;
         }
     }
@@ -259,24 +275,23 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
     const QString kind = QString::fromStdString(filter.kind);
     const QString resource = QString::fromStdString(filter.resource);
     if (!filter.actor.empty()) {
-        // The summary names the sealed partitions an agent appears in; partitions it does not
-        // cover yet (the open one, and sealed ones still waiting for upkeep) are all visited.
-        const std::optional<std::uint64_t> covered = summarizedThrough(db);
+        // Each sealed partition's filter says whether the agent may be there; partitions
+        // without one yet (the open one, and sealed ones still waiting for upkeep) are visited.
         QSqlQuery s(db);
         s.setForwardOnly(true);
-        s.prepare(QStringLiteral("SELECT part FROM ledger_actors WHERE actor = ? AND part >= ? "
-                                 "ORDER BY part"));
-        s.addBindValue(actor);
+        s.prepare(QStringLiteral("SELECT part, probes, bits FROM ledger_filters WHERE part >= ?"));
         s.addBindValue(qlonglong(partOf(floor + 1, bounds.rows)));
-        if (covered && s.exec()) {
-            std::vector<std::uint64_t> visit;
-            while (s.next())
-                visit.push_back(s.value(0).toULongLong());
-            for (const std::uint64_t part : parts) {
-                if (part > *covered)
-                    visit.push_back(part);
+        if (s.exec()) {
+            std::unordered_set<std::uint64_t> passed;
+            while (s.next()) {
+                const QByteArray bits = s.value(2).toByteArray();
+                const ActorFilter f = ActorFilter::fromBytes(
+                    std::string_view(bits.constData(), std::size_t(bits.size())),
+                    s.value(1).toInt());
+                if (!f.mayHold(filter.actor))
+                    passed.insert(s.value(0).toULongLong());
             }
-            parts = std::move(visit);
+            std::erase_if(parts, [&](std::uint64_t part) { return passed.count(part) > 0; });
         }
     }
     bool reachedFrom = filter.fromAt <= newestAt - bounds.retainMs;

@@ -10,8 +10,9 @@
 // exactly, so a row past them is never shown even before its partition goes. Reads page
 // across partitions in seq order.
 //
-// A summary table, ledger_actors (part, actor), names the agents each sealed partition holds, so
-// a query for one agent visits only the partitions it appears in, however many there are.
+// A summary table, ledger_filters (part, probes, bits), holds each sealed partition's agents as a
+// Bloom filter (actorfilter.h), so a query for one agent visits only the partitions it may
+// appear in, however many there are: one row a partition, written once, dropped with it.
 //
 // Stateless helpers over a connection; the writer thread appends, maintains and drops, the
 // reader connections query.
@@ -48,7 +49,7 @@ bool create(QSqlDatabase &db, std::uint64_t part);
 // The newest event's seq and time (0, 0 when the ledger is empty).
 std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db);
 // One step of upkeep for the oldest sealed partition from `from` up to `current` that needs it:
-// one missing read index, or else its agents into the summary. False when none needs any.
+// one missing read index, or else its agent filter. False when none needs any.
 // `from` moves past the partitions found complete, so the caller keeps it between steps and a
 // step's cost does not grow with the number of partitions.
 bool indexOne(QSqlDatabase &db, std::uint64_t &from, std::uint64_t current);

@@ -18,8 +18,9 @@ namespace {
 
 // 1: the ledger's facts were "key=value" text in `detail`. 2: typed facts, encoded (ledgerfacts.h),
 // in `facts`; rows written by schema 1 keep their text there and show no facts. 3: the ledger
-// in partitions (ledgerparts.h) instead of one table with an actor index.
-constexpr int kSchemaVersion = 3;
+// in partitions (ledgerparts.h) instead of one table with an actor index. 4: each sealed
+// partition's agents as one filter row (ledger_filters) instead of a row per agent.
+constexpr int kSchemaVersion = 4;
 
 const char *const kSchema[] = {
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -28,10 +29,9 @@ const char *const kSchema[] = {
     "NULL, expires_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS agents (did TEXT PRIMARY KEY, trust REAL NOT NULL, releases "
     "INTEGER NOT NULL, expiries INTEGER NOT NULL, suspended INTEGER NOT NULL)",
-    // Which agents each sealed ledger partition holds (ledgerparts.h).
-    "CREATE TABLE IF NOT EXISTS ledger_actors (part INTEGER NOT NULL, actor TEXT NOT NULL, "
-    "PRIMARY KEY (part, actor)) WITHOUT ROWID",
-    "CREATE INDEX IF NOT EXISTS ledger_actors_by_actor ON ledger_actors (actor, part)",
+    // Which agents each sealed ledger partition may hold (ledgerparts.h, actorfilter.h).
+    "CREATE TABLE IF NOT EXISTS ledger_filters (part INTEGER PRIMARY KEY, probes INTEGER NOT "
+    "NULL, bits BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS keys (digest TEXT PRIMARY KEY, did TEXT NOT NULL, role TEXT NOT "
     "NULL, created_at INTEGER NOT NULL)",
 };
@@ -72,6 +72,12 @@ bool migrate(QSqlDatabase &db, int from, std::uint64_t partitionRows, std::strin
     if (ok && from <= 2) {
         QSqlQuery(db).exec(QStringLiteral("DROP INDEX IF EXISTS ledger_actor"));
         ok = ledgerparts::migrate(db, partitionRows, error);
+    }
+    // Schema 3's summary, a row per agent and partition: the filters are built anew from the
+    // partitions' own agent indexes, one partition a step, by the writer's upkeep.
+    if (ok && from == 3 && !q.exec(QStringLiteral("DROP TABLE IF EXISTS ledger_actors"))) {
+        *error = "cannot drop schema 3's agent summary: " + sqlError(q);
+        ok = false;
     }
     if (ok && !q.exec(QStringLiteral("UPDATE meta SET value = '%1' WHERE key = 'schema'")
                           .arg(kSchemaVersion))) {
@@ -138,7 +144,8 @@ bool SqliteStore::createOrCheckSchema(QSqlDatabase &db, std::string *error)
         m.finish();
         v.finish();
     }
-    for (const char *statement : {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"})
+    for (const char *statement :
+         {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA secure_delete = FAST"})
         q.exec(QLatin1String(statement));
     // What the service needs to go on — leases, agents, keys, the token mark (and, before a
     // migration, the old ledger it will read) — is checked whole before anything is written.

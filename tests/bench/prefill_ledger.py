@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fills a Leasehold database's ledger with N events, as months of a busy fleet would leave it:
-schema 3 partitions of 16 384 events, sealed ones indexed as the service indexes them.
+schema 4 partitions of 16 384 events, sealed ones indexed and filtered as the service does it.
 Usage: prefill_ledger.py LEASEHOLD_DB N   (the database must exist: start leasehold once)"""
 import sqlite3
 import sys
@@ -9,6 +9,24 @@ import time
 ROWS = 16384  # as SqliteStore::Options::partitionRows
 KINDS = ["coordination.lease.granted", "coordination.lease.released",
          "coordination.lease.refused", "coordination.lease.expired"]
+
+
+PROBES = 7  # as engine/store/actorfilter.h
+
+
+def agent_filter(agents):
+    """The partition's agents as ActorFilter writes them: FNV-1a, double hashing, 10 bits each."""
+    bits = bytearray(max(8, (len(agents) * 10 + 7) // 8))
+    m = len(bits) * 8
+    for agent in agents:
+        h = 14695981039346656037
+        for c in agent.encode():
+            h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+        h1, h2 = h & 0xFFFFFFFF, (h >> 32) | 1
+        for i in range(PROBES):
+            at = (h1 + i * h2) % m
+            bits[at // 8] |= 1 << (at % 8)
+    return bytes(bits)
 
 
 def main():
@@ -44,8 +62,9 @@ def main():
             for suffix, columns in (("actor", "actor, seq"), ("kind", "kind, seq"),
                                     ("resource", "resource, seq")):
                 db.execute(f"CREATE INDEX IF NOT EXISTS {table}_{suffix} ON {table} ({columns})")
-            db.execute(f"INSERT OR IGNORE INTO ledger_actors SELECT DISTINCT {part}, actor "
-                       f"FROM {table}")
+            agents = [a for (a,) in db.execute(f"SELECT DISTINCT actor FROM {table}")]
+            db.execute("INSERT OR REPLACE INTO ledger_filters VALUES (?, ?, ?)",
+                       (part, PROBES, agent_filter(agents)))
         db.commit()
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()

@@ -1,6 +1,7 @@
 // The SQLite store against a temporary directory: round trips across a reopen, ledger paging
 // and retention, bounded ledger queueing, and files that are not (or not our) databases.
 
+#include "actorfilter.h"
 #include "ledgerfacts.h"
 #include "ledgerparts.h"
 #include "sqlitestore.h"
@@ -11,6 +12,8 @@
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <map>
 
 using namespace leasehold;
 
@@ -34,7 +37,9 @@ private slots:
     void aLedgerRowOutsideItsPartitionIsPassedOver();
     void sealedPartitionsGetTheirIndexes();
     void eachReadUsesTheMostSelectiveIndex();
+    void anAgentFilterHoldsItsAgentsAndFewOthers();
     void aSchemaTwoLedgerIsMovedIntoPartitions();
+    void databasesOfEarlierReleasesAreBroughtUpToDate();
     void damagedStateIsRefusedButNotADamagedLedgerPage();
     void impossibleRowsAreDroppedAndAnImpossibleTokenMarkRefused();
 
@@ -292,6 +297,55 @@ void TstSqliteStore::aForeignDatabaseIsRefusedAndLeftAlone()
     QCOMPARE(q.value(0).toInt(), 1); // nothing was added to it
 }
 
+void TstSqliteStore::databasesOfEarlierReleasesAreBroughtUpToDate()
+{
+    for (const char *file : {"schema2.db", "schema3.db"}) {
+        const QString copy = path();
+        QFile::remove(copy);
+        QVERIFY(QFile::copy(QStringLiteral(LEASEHOLD_STORE_DATA "/") + QLatin1String(file), copy));
+        QFile::setPermissions(copy, QFile::ReadOwner | QFile::WriteOwner);
+        for (int start = 0; start < 2; ++start) { // brought up to date, then simply opened
+            SqliteStore::Options options{copy};
+            SqliteStore store(options);
+            std::string error;
+            const std::optional<StoredState> state = store.load(&error);
+            QVERIFY2(state, (std::string(file) + ": " + error).c_str());
+            QCOMPARE(state->leases.size(), std::size_t(1));
+            QCOMPARE(state->leases.front().holder, std::string("did:agent:holder"));
+            QCOMPARE(state->leases.front().resource, std::string("lock:deploy/production"));
+            QCOMPARE(state->leases.front().token, std::uint64_t(41));
+            QCOMPARE(state->agents.size(), std::size_t(3));
+            QCOMPARE(state->tokenEnd, std::uint64_t(4097));
+            const std::vector<LedgerEvent> events = store.ledger(0, 1000, {});
+            QCOMPARE(events.size(), std::size_t(83));
+            QCOMPARE(events.front().seq, std::uint64_t(1));
+            QCOMPARE(events.back().seq, std::uint64_t(83)); // the stop's pause
+            QCOMPARE(events[81].kind, EventKind::Refused);
+            QCOMPARE(events[81].actorDid, std::string("did:agent:other"));
+            QCOMPARE(events[81].facts.holder, std::string("did:agent:holder"));
+            QCOMPARE(store.ledger(0, 1000, {"did:agent:a1", {}, {}}).size(), std::size_t(28));
+            store.close();
+        }
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("m"));
+        db.setDatabaseName(copy);
+        QVERIFY(db.open());
+        QSqlQuery q(db);
+        QVERIFY(q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")) && q.next());
+        QCOMPARE(q.value(0).toInt(), 4);
+        QStringList tables;
+        QVERIFY(q.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                      "ORDER BY name")));
+        while (q.next())
+            tables << q.value(0).toString();
+        QCOMPARE(tables, (QStringList{"agents", "keys", "leases", "ledger_filters",
+                                      "ledger_p00000000", "meta"}));
+        q.finish();
+        db.close();
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(QStringLiteral("m"));
+    }
+}
+
 void TstSqliteStore::damagedStateIsRefusedButNotADamagedLedgerPage()
 {
     LeaseInfo held{"ls_1", "fs:src/a.cpp", "did:agent:a", Mode::Write, 7, 1000, 61000, 60000};
@@ -421,7 +475,7 @@ void TstSqliteStore::aSchemaOneLedgerIsCarriedForward()
     QVERIFY(db.open());
     QSqlQuery q(db);
     QVERIFY(q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")) && q.next());
-    QCOMPARE(q.value(0).toString(), QStringLiteral("3"));
+    QCOMPARE(q.value(0).toString(), QStringLiteral("4"));
 }
 
 namespace {
@@ -640,20 +694,24 @@ void TstSqliteStore::sealedPartitionsGetTheirIndexes()
     for (int i = 0; i < 12; ++i)
         QVERIFY(commit(store, {}));
     QCOMPARE(partitionTables(path(), "index"), sealed); // the open partition 2 has none
-    // The summary names each sealed partition's agents, and a query for one agent visits
-    // those partitions and every one the summary does not cover yet (the open one).
-    QStringList summary;
+    // Each sealed partition has its agents' filter, and a query for one agent visits the
+    // partitions whose filter may hold it and every one without a filter yet (the open one).
+    std::map<std::uint64_t, ActorFilter> filters;
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("s"));
         db.setDatabaseName(path());
         QVERIFY(db.open());
         QSqlQuery q(db);
-        QVERIFY(q.exec(QStringLiteral("SELECT part, actor FROM ledger_actors ORDER BY part")));
+        QVERIFY(q.exec(QStringLiteral("SELECT part, probes, bits FROM ledger_filters")));
         while (q.next())
-            summary << q.value(0).toString() + QLatin1Char(' ') + q.value(1).toString();
+            filters.emplace(
+                q.value(0).toULongLong(),
+                ActorFilter::fromBytes(q.value(2).toByteArray().toStdString(), q.value(1).toInt()));
     }
     QSqlDatabase::removeDatabase(QStringLiteral("s"));
-    QCOMPARE(summary, (QStringList{"0 did:agent:a", "1 did:agent:b"}));
+    QCOMPARE(filters.size(), std::size_t(2));
+    QVERIFY(filters.at(0).mayHold("did:agent:a") && !filters.at(0).mayHold("did:agent:b"));
+    QVERIFY(filters.at(1).mayHold("did:agent:b") && !filters.at(1).mayHold("did:agent:a"));
     QCOMPARE(seqs(store.ledger(0, 100, {"did:agent:a", {}, {}})), range(1, 10));
     QCOMPARE(seqs(store.ledger(0, 100, {"did:agent:b", {}, {}})), range(11, 25));
     QCOMPARE(seqs(store.ledger(12, 100, {"did:agent:b", {}, {}})), range(13, 25));
@@ -719,6 +777,25 @@ void TstSqliteStore::eachReadUsesTheMostSelectiveIndex()
     QCOMPARE(
         store.ledger(0, 100, {"did:agent:7", "fs:src/7.cpp", "coordination.lease.granted"}).size(),
         std::size_t(30)); // seq 7, 307, ... 8707
+}
+
+void TstSqliteStore::anAgentFilterHoldsItsAgentsAndFewOthers()
+{
+    for (const std::size_t agents : {std::size_t(1), std::size_t(64), std::size_t(5000)}) {
+        ActorFilter filter(agents);
+        for (std::size_t i = 0; i < agents; ++i)
+            filter.add("did:agent:fleet-" + std::to_string(i));
+        const ActorFilter stored = ActorFilter::fromBytes(filter.bytes(), ActorFilter::kProbes);
+        std::size_t others = 0;
+        for (std::size_t i = 0; i < agents; ++i)
+            QVERIFY(stored.mayHold("did:agent:fleet-" + std::to_string(i)));
+        for (std::size_t i = 0; i < 20'000; ++i)
+            others += stored.mayHold("did:agent:other-" + std::to_string(i)) ? 1 : 0;
+        QVERIFY2(others < 400, qPrintable(QString::number(others))); // about 1 %, never 2 %
+    }
+    // A filter that cannot be read holds everything: the partition is visited, not skipped.
+    QVERIFY(ActorFilter::fromBytes({}, ActorFilter::kProbes).mayHold("did:agent:x"));
+    QVERIFY(ActorFilter::fromBytes("\0\0", 0).mayHold("did:agent:x"));
 }
 
 void TstSqliteStore::aSchemaTwoLedgerIsMovedIntoPartitions()
