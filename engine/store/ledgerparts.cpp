@@ -131,13 +131,13 @@ std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db)
     }
     q.finish();
     std::sort(parts.begin(), parts.end());
-    const std::optional<std::uint64_t> summarized = filteredThrough(db);
+    const std::optional<std::uint64_t> filtered = filteredThrough(db);
     for (const std::uint64_t part : parts) {
         for (const auto &[suffix, columns] : kIndexes) {
             if (!names.contains(table(part) + QLatin1Char('_') + QLatin1String(suffix)))
                 return part;
         }
-        if (!summarized || part > *summarized)
+        if (!filtered || part > *filtered)
             return part;
     }
     return parts.empty() ? 0 : parts.back();
@@ -239,22 +239,23 @@ QString condition(const LedgerFilter &filter)
     // of that kind in 20 million took 2-5 s instead of milliseconds.
     const bool byActor = !filter.actor.empty();
     const bool byResource = !byActor && !filter.resource.empty();
+    const bool byKind = !byActor && !byResource;
+    // A column as the condition names it: bare where its index serves, else with a unary +.
+    auto column = [](const char *name, bool indexed) {
+        return (indexed ? QString() : QStringLiteral("+")) + QLatin1String(name);
+    };
     // (For a resource, whose index is read as a range, the seq bound is kept off the rowid as
     // well, or SQLite walks the partition in seq order rather than sort the range's rows.)
-    QString where =
-        byResource ? QStringLiteral("+seq > ? AND at >= ?") : QStringLiteral("seq > ? AND at >= ?");
-    if (!filter.actor.empty())
+    QString where = QStringLiteral("%1 > ? AND at >= ?").arg(column("seq", !byResource));
+    if (byActor)
         where += QStringLiteral(" AND actor = ?");
     if (!filter.kind.empty())
-        where += byActor || byResource ? QStringLiteral(" AND +kind = ?")
-                                       : QStringLiteral(" AND kind = ?");
+        where += QStringLiteral(" AND %1 = ?").arg(column("kind", byKind));
     // The resource and what lies below it ('0' follows '/'): one range of the index, [r, r0),
     // narrowed to r itself and r/... (an OR of two ranges made SQLite scan the partition).
     if (!filter.resource.empty())
-        where += byResource ? QStringLiteral(" AND resource >= ? AND resource < ? AND (+resource "
-                                             "= ? OR +resource > ?)")
-                            : QStringLiteral(" AND +resource >= ? AND +resource < ? AND (+resource "
-                                             "= ? OR +resource > ?)");
+        where += QStringLiteral(" AND %1 >= ? AND %1 < ? AND (+resource = ? OR +resource > ?)")
+                     .arg(column("resource", byResource));
     return where;
 }
 

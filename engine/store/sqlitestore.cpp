@@ -3,6 +3,7 @@
 
 #include "sqlitestore.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QSqlDatabase>
@@ -10,7 +11,6 @@
 #include <QSqlQuery>
 #include <QVariant>
 
-#include <chrono>
 #include <functional>
 
 namespace leasehold {
@@ -64,7 +64,8 @@ bool migrate(QSqlDatabase &db, int from, std::uint64_t partitionRows, std::strin
     // a ledger of 20 million events, so the operator hears why the start waits.
     qCInfo(lcStoreLoad) << "bringing" << db.databaseName() << "from schema" << from << "to"
                         << kSchemaVersion << "(a long ledger takes a while)";
-    const auto started = std::chrono::steady_clock::now();
+    QElapsedTimer took;
+    took.start();
     QSqlQuery q(db);
     if (!q.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
         *error = "cannot start the schema migration: " + sqlError(q);
@@ -92,11 +93,7 @@ bool migrate(QSqlDatabase &db, int from, std::uint64_t partitionRows, std::strin
     }
     QSqlQuery(db).exec(ok ? QStringLiteral("COMMIT") : QStringLiteral("ROLLBACK"));
     if (ok)
-        qCInfo(lcStoreLoad) << "schema" << kSchemaVersion << "in"
-                            << std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::steady_clock::now() - started)
-                                   .count()
-                            << "ms";
+        qCInfo(lcStoreLoad) << "schema" << kSchemaVersion << "in" << took.elapsed() << "ms";
     return ok;
 }
 
@@ -387,14 +384,12 @@ void SqliteStore::pagerLoop()
             // The WAL's checkpoint, here rather than inside a commit: PASSIVE copies what it
             // can without waiting for (or holding up) the writer.
             if (const std::uint64_t batches = m_batches.load(); batches != checkpointed) {
-                const auto start = std::chrono::steady_clock::now();
+                QElapsedTimer took;
+                took.start();
                 QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
                 checkpointed = batches;
-                if (const auto tookMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                            std::chrono::steady_clock::now() - start)
-                                            .count();
-                    tookMs >= 20)
-                    qCDebug(lcStoreLoad) << "a checkpoint took" << tookMs << "ms";
+                if (took.elapsed() >= 20)
+                    qCDebug(lcStoreLoad) << "a checkpoint took" << took.elapsed() << "ms";
             }
         }
         db.close();

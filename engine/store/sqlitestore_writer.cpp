@@ -5,6 +5,7 @@
 #include "ledgerfacts.h"
 #include "overloaded.h"
 
+#include <QElapsedTimer>
 #include <QLoggingCategory>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -125,6 +126,8 @@ void SqliteStore::writerLoop()
                     chunk.ops.decode(ops);
             }
             lastStart = std::chrono::steady_clock::now();
+            QElapsedTimer took; // the commit, then each part of the upkeep, for the debug log
+            took.start();
             if (!openWriter(db) || !commit(db, ops)) {
                 // Never skip a batch: what it holds may have been promised as soon as durable.
                 // The engine host learns the disk's trouble and stops granting meanwhile.
@@ -140,12 +143,9 @@ void SqliteStore::writerLoop()
                 continue;
             }
             reportHealth(StoreHealth{});
-            if (const auto tookMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                        std::chrono::steady_clock::now() - lastStart)
-                                        .count();
-                tookMs >= 20)
-                qCDebug(lcStore) << "a commit of" << ops.size() << "operations took" << tookMs
-                                 << "ms";
+            if (took.elapsed() >= 20)
+                qCDebug(lcStore) << "a commit of" << ops.size() << "operations took"
+                                 << took.elapsed() << "ms";
             backoffMs = m_options.retryMinMs;
             const std::uint64_t ticket = batch.back().ticket;
             // The batch's buffers go back for reuse (a few; an outsized one is let go).
@@ -172,38 +172,33 @@ void SqliteStore::writerLoop()
             // Upkeep after the answer is on its way: retention now and then, and a sealed
             // partition's index while nothing waits (or every 64 batches, so it never starves).
             const std::uint64_t batches = m_batches.fetch_add(1) + 1;
-            using Steady = std::chrono::steady_clock;
-            auto since = [](Steady::time_point t) {
-                return std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - t)
-                    .count();
-            };
-            const auto upkeepStart = Steady::now();
+            const auto upkeepStart = std::chrono::steady_clock::now();
+            took.start();
             if (batches % std::max<std::uint64_t>(1, m_options.retentionEvery) == 0)
                 applyRetention(db);
-            const auto retentionMs = since(upkeepStart);
+            const qint64 retentionMs = took.restart();
             bool idle = false;
             {
                 std::lock_guard lock(m_mutex);
                 idle = m_queue.empty();
             }
             streaming = !idle;
-            const auto indexStart = Steady::now();
             if (idle || batches % 64 == 0)
                 maintainLedger(db);
-            const auto indexMs = since(indexStart);
+            const qint64 indexMs = took.restart();
             // The reader thread's checkpoints copy the WAL while commits go on, but only a
             // checkpoint between two commits can finish, and only a finished one lets the next
             // commit start the WAL over. By now little is left to copy, so this one is short.
-            const auto checkpointStart = Steady::now();
             if (upkeepStart - lastCheckpoint >=
                 std::chrono::milliseconds(m_options.checkpointEveryMs)) {
                 QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
                 lastCheckpoint = upkeepStart;
             }
-            if (const auto upkeepMs = since(upkeepStart); upkeepMs >= 5)
-                qCDebug(lcStore) << "ledger upkeep took" << upkeepMs << "ms: retention"
-                                 << retentionMs << "indexes" << indexMs << "checkpoint"
-                                 << since(checkpointStart);
+            const qint64 checkpointMs = took.elapsed();
+            if (retentionMs + indexMs + checkpointMs >= 5)
+                qCDebug(lcStore) << "ledger upkeep took" << retentionMs + indexMs + checkpointMs
+                                 << "ms: retention" << retentionMs << "indexes" << indexMs
+                                 << "checkpoint" << checkpointMs;
         }
         m_statements.reset();
         db.close();

@@ -10,12 +10,44 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QSqlRecord>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <map>
 
 using namespace leasehold;
+
+namespace {
+
+// The rows `sql` (its ? bound to `binds`) reads from `file`, on a connection of its own that is
+// gone again on return; nothing, and a warning, when it cannot be read.
+QList<QVariantList> rows(const QString &file, const QString &sql, const QVariantList &binds = {})
+{
+    QList<QVariantList> out;
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("look"));
+        db.setDatabaseName(file);
+        QSqlQuery q(db);
+        bool ok = db.open() && q.prepare(sql);
+        for (const QVariant &v : binds)
+            q.addBindValue(v);
+        ok = ok && q.exec();
+        if (!ok)
+            qWarning("cannot read %s: %s", qPrintable(sql), qPrintable(q.lastError().text()));
+        while (ok && q.next()) {
+            QVariantList row;
+            for (int c = 0; c < q.record().count(); ++c)
+                row << q.value(c);
+            out << row;
+        }
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("look"));
+    return out;
+}
+
+} // namespace
 
 class TstSqliteStore : public QObject
 {
@@ -326,23 +358,15 @@ void TstSqliteStore::databasesOfEarlierReleasesAreBroughtUpToDate()
             QCOMPARE(store.ledger(0, 1000, {"did:agent:a1", {}, {}}).size(), std::size_t(28));
             store.close();
         }
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("m"));
-        db.setDatabaseName(copy);
-        QVERIFY(db.open());
-        QSqlQuery q(db);
-        QVERIFY(q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")) && q.next());
-        QCOMPARE(q.value(0).toInt(), 4);
+        QCOMPARE(rows(copy, QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")),
+                 (QList<QVariantList>{{QStringLiteral("4")}}));
         QStringList tables;
-        QVERIFY(q.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                      "ORDER BY name")));
-        while (q.next())
-            tables << q.value(0).toString();
+        for (const QVariantList &row :
+             rows(copy, QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                       "ORDER BY name")))
+            tables << row.front().toString();
         QCOMPARE(tables, (QStringList{"agents", "keys", "leases", "ledger_filters",
                                       "ledger_p00000000", "meta"}));
-        q.finish();
-        db.close();
-        db = QSqlDatabase();
-        QSqlDatabase::removeDatabase(QStringLiteral("m"));
     }
 }
 
@@ -470,12 +494,8 @@ void TstSqliteStore::aSchemaOneLedgerIsCarriedForward()
     QCOMPARE(page.size(), 1u);
     QVERIFY(page[0].facts == e.facts);
     store.close();
-    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v2"));
-    db.setDatabaseName(path());
-    QVERIFY(db.open());
-    QSqlQuery q(db);
-    QVERIFY(q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")) && q.next());
-    QCOMPARE(q.value(0).toString(), QStringLiteral("4"));
+    QCOMPARE(rows(path(), QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")),
+             (QList<QVariantList>{{QStringLiteral("4")}}));
 }
 
 namespace {
@@ -484,20 +504,12 @@ namespace {
 QStringList partitionTables(const QString &file, const char *type = "table")
 {
     QStringList names;
-    {
-        QSqlDatabase db =
-            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("look"));
-        db.setDatabaseName(file);
-        if (db.open()) {
-            QSqlQuery q(db);
-            q.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = '%1' AND name GLOB "
-                                  "'ledger_p*' ORDER BY name")
-                       .arg(QLatin1String(type)));
-            while (q.next())
-                names << q.value(0).toString();
-        }
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("look"));
+    for (const QVariantList &row :
+         rows(file,
+              QStringLiteral("SELECT name FROM sqlite_master WHERE type = ? AND "
+                             "name GLOB 'ledger_p*' ORDER BY name"),
+              {QString::fromLatin1(type)}))
+        names << row.front().toString();
     return names;
 }
 
@@ -697,18 +709,10 @@ void TstSqliteStore::sealedPartitionsGetTheirIndexes()
     // Each sealed partition has its agents' filter, and a query for one agent visits the
     // partitions whose filter may hold it and every one without a filter yet (the open one).
     std::map<std::uint64_t, ActorFilter> filters;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("s"));
-        db.setDatabaseName(path());
-        QVERIFY(db.open());
-        QSqlQuery q(db);
-        QVERIFY(q.exec(QStringLiteral("SELECT part, probes, bits FROM ledger_filters")));
-        while (q.next())
-            filters.emplace(
-                q.value(0).toULongLong(),
-                ActorFilter::fromBytes(q.value(2).toByteArray().toStdString(), q.value(1).toInt()));
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("s"));
+    for (const QVariantList &row :
+         rows(path(), QStringLiteral("SELECT part, probes, bits FROM ledger_filters")))
+        filters.emplace(row[0].toULongLong(),
+                        ActorFilter::fromBytes(row[2].toByteArray().toStdString(), row[1].toInt()));
     QCOMPARE(filters.size(), std::size_t(2));
     QVERIFY(filters.at(0).mayHold("did:agent:a") && !filters.at(0).mayHold("did:agent:b"));
     QVERIFY(filters.at(1).mayHold("did:agent:b") && !filters.at(1).mayHold("did:agent:a"));
@@ -737,9 +741,6 @@ void TstSqliteStore::eachReadUsesTheMostSelectiveIndex()
         QVERIFY(commit(store, {}));
     QCOMPARE(partitionTables(path(), "index").size(), 6);
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("p"));
-        db.setDatabaseName(path());
-        QVERIFY(db.open());
         // Each read of a sealed partition goes through one index, the most selective asked
         // for: the agent's, else the resource's, else the kind's (SQLite, left to guess, took
         // the kind's for an agent and a kind).
@@ -751,17 +752,16 @@ void TstSqliteStore::eachReadUsesTheMostSelectiveIndex()
             {{{}, {}, "coordination.lease.granted"}, "kind"},
         };
         for (const auto &[filter, index] : plans) {
-            QSqlQuery plan(db);
             const QString where = ledgerparts::condition(filter);
-            QVERIFY(plan.prepare(QStringLiteral("EXPLAIN QUERY PLAN SELECT * FROM "
-                                                "ledger_p00000001 WHERE %1 ORDER BY seq")
-                                     .arg(where)));
-            for (qsizetype i = 0; i < where.count(QLatin1Char('?')); ++i)
-                plan.addBindValue(QStringLiteral("x"));
-            QVERIFY2(plan.exec(), qPrintable(plan.lastError().text()));
             QStringList steps;
-            while (plan.next())
-                steps << plan.value(3).toString();
+            for (const QVariantList &row :
+                 rows(path(),
+                      QStringLiteral("EXPLAIN QUERY PLAN SELECT * FROM ledger_p00000001 WHERE %1 "
+                                     "ORDER BY seq")
+                          .arg(where),
+                      QVariantList(where.count(QLatin1Char('?')), QStringLiteral("x"))))
+                steps << row[3].toString();
+            QVERIFY2(!steps.empty(), qPrintable(where));
             const QString used = QStringLiteral("USING INDEX ledger_p00000001_") + index + " ";
             QVERIFY2(steps.join(QLatin1Char('|')).contains(used) &&
                          std::none_of(steps.begin(), steps.end(),
@@ -772,7 +772,6 @@ void TstSqliteStore::eachReadUsesTheMostSelectiveIndex()
                      qPrintable(where + QStringLiteral(" -> ") + steps.join(QLatin1Char('|'))));
         }
     }
-    QSqlDatabase::removeDatabase(QStringLiteral("p"));
     // And the reads answer what they should.
     QCOMPARE(
         store.ledger(0, 100, {"did:agent:7", "fs:src/7.cpp", "coordination.lease.granted"}).size(),
