@@ -20,16 +20,24 @@ namespace {
 // 1: the ledger's facts were "key=value" text in `detail`. 2: typed facts, encoded (ledgerfacts.h),
 // in `facts`; rows written by schema 1 keep their text there and show no facts. 3: the ledger
 // in partitions (ledgerparts.h) instead of one table with an actor index. 4: each sealed
-// partition's agents as one filter row (ledger_filters) instead of a row per agent.
-constexpr int kSchemaVersion = 4;
+// partition's agents as one filter row (ledger_filters) instead of a row per agent. 5: leases
+// and agents WITHOUT ROWID: a row is one entry in one B-tree, where a rowid table kept it twice
+// (the table and its key's index), so a grant, a release or an agent's new trust writes half the
+// pages.
+constexpr int kSchemaVersion = 5;
+
+#define LEASEHOLD_LEASES_COLUMNS                                                                   \
+    "(lease_id TEXT PRIMARY KEY, resource TEXT NOT NULL, holder TEXT NOT NULL, mode TEXT NOT "     \
+    "NULL, token INTEGER NOT NULL, granted_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, "     \
+    "ttl_ms INTEGER NOT NULL) WITHOUT ROWID"
+#define LEASEHOLD_AGENTS_COLUMNS                                                                   \
+    "(did TEXT PRIMARY KEY, trust REAL NOT NULL, releases INTEGER NOT NULL, expiries INTEGER NOT " \
+    "NULL, suspended INTEGER NOT NULL) WITHOUT ROWID"
 
 const char *const kSchema[] = {
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS leases (lease_id TEXT PRIMARY KEY, resource TEXT NOT NULL, "
-    "holder TEXT NOT NULL, mode TEXT NOT NULL, token INTEGER NOT NULL, granted_at INTEGER NOT "
-    "NULL, expires_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS agents (did TEXT PRIMARY KEY, trust REAL NOT NULL, releases "
-    "INTEGER NOT NULL, expiries INTEGER NOT NULL, suspended INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS leases " LEASEHOLD_LEASES_COLUMNS,
+    "CREATE TABLE IF NOT EXISTS agents " LEASEHOLD_AGENTS_COLUMNS,
     // Which agents each sealed ledger partition may hold (ledgerparts.h, actorfilter.h).
     "CREATE TABLE IF NOT EXISTS ledger_filters (part INTEGER PRIMARY KEY, probes INTEGER NOT "
     "NULL, bits BLOB NOT NULL)",
@@ -86,6 +94,37 @@ bool migrate(QSqlDatabase &db, int from, std::uint64_t partitionRows, std::strin
         *error = "cannot drop schema 3's agent summary: " + sqlError(q);
         ok = false;
     }
+    // Schema 4's rowid tables, copied into their WITHOUT ROWID form (one the database lacks is
+    // created with the rest of the schema). A row without a key, which a rowid table allows,
+    // was never a real lease or agent and is not carried over.
+    const std::pair<const char *, const char *> withoutRowid[] = {
+        {"leases", "CREATE TABLE leases_v5 " LEASEHOLD_LEASES_COLUMNS
+                   "; INSERT INTO leases_v5 SELECT lease_id, resource, holder, mode, token, "
+                   "granted_at, expires_at, ttl_ms FROM leases WHERE lease_id IS NOT NULL"},
+        {"agents", "CREATE TABLE agents_v5 " LEASEHOLD_AGENTS_COLUMNS
+                   "; INSERT INTO agents_v5 SELECT did, trust, releases, expiries, suspended "
+                   "FROM agents WHERE did IS NOT NULL"},
+    };
+    for (const auto &[table, copy] : withoutRowid) {
+        if (!ok || from > 4)
+            break;
+        QSqlQuery exists(db);
+        exists.prepare(
+            QStringLiteral("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"));
+        exists.addBindValue(QLatin1String(table));
+        if (!exists.exec() || !exists.next())
+            continue;
+        exists.finish();
+        QStringList steps = QString::fromLatin1(copy).split(QLatin1String("; "));
+        steps << QStringLiteral("DROP TABLE %1").arg(QLatin1String(table))
+              << QStringLiteral("ALTER TABLE %1_v5 RENAME TO %1").arg(QLatin1String(table));
+        for (const QString &step : steps) {
+            if (ok && !q.exec(step)) {
+                *error = "cannot rebuild " + std::string(table) + " without rowid: " + sqlError(q);
+                ok = false;
+            }
+        }
+    }
     if (ok && !q.exec(QStringLiteral("UPDATE meta SET value = '%1' WHERE key = 'schema'")
                           .arg(kSchemaVersion))) {
         *error = "cannot record the schema: " + sqlError(q);
@@ -96,6 +135,9 @@ bool migrate(QSqlDatabase &db, int from, std::uint64_t partitionRows, std::strin
         qCInfo(lcStoreLoad) << "schema" << kSchemaVersion << "in" << took.elapsed() << "ms";
     return ok;
 }
+
+#undef LEASEHOLD_LEASES_COLUMNS
+#undef LEASEHOLD_AGENTS_COLUMNS
 
 } // namespace
 

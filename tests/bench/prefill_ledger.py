@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fills a Leasehold database's ledger with N events, as months of a busy fleet would leave it:
-schema 4 partitions of 16 384 events, sealed ones indexed and filtered as the service does it.
+schema 4 and 5 partitions of 16 384 events, sealed ones indexed and filtered as the service does it.
 Usage: prefill_ledger.py LEASEHOLD_DB N   (the database must exist: start leasehold once)"""
 import sqlite3
 import sys

@@ -331,7 +331,7 @@ void TstSqliteStore::aForeignDatabaseIsRefusedAndLeftAlone()
 
 void TstSqliteStore::databasesOfEarlierReleasesAreBroughtUpToDate()
 {
-    for (const char *file : {"schema2.db", "schema3.db"}) {
+    for (const char *file : {"schema2.db", "schema3.db", "schema4.db"}) {
         const QString copy = path();
         QFile::remove(copy);
         QVERIFY(QFile::copy(QStringLiteral(LEASEHOLD_STORE_DATA "/") + QLatin1String(file), copy));
@@ -359,7 +359,12 @@ void TstSqliteStore::databasesOfEarlierReleasesAreBroughtUpToDate()
             store.close();
         }
         QCOMPARE(rows(copy, QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")),
-                 (QList<QVariantList>{{QStringLiteral("4")}}));
+                 (QList<QVariantList>{{QStringLiteral("5")}}));
+        // Leases and agents are one B-tree each now.
+        QCOMPARE(rows(copy, QStringLiteral("SELECT name FROM sqlite_master WHERE name IN "
+                                           "('leases', 'agents') AND sql LIKE '%WITHOUT ROWID' "
+                                           "ORDER BY name")),
+                 (QList<QVariantList>{{QStringLiteral("agents")}, {QStringLiteral("leases")}}));
         QStringList tables;
         for (const QVariantList &row :
              rows(copy, QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' "
@@ -495,7 +500,7 @@ void TstSqliteStore::aSchemaOneLedgerIsCarriedForward()
     QVERIFY(page[0].facts == e.facts);
     store.close();
     QCOMPARE(rows(path(), QStringLiteral("SELECT value FROM meta WHERE key = 'schema'")),
-             (QList<QVariantList>{{QStringLiteral("4")}}));
+             (QList<QVariantList>{{QStringLiteral("5")}}));
 }
 
 namespace {
