@@ -97,30 +97,34 @@ bool migrate(QSqlDatabase &db, int from, std::uint64_t partitionRows, std::strin
     // Schema 4's rowid tables, copied into their WITHOUT ROWID form (one the database lacks is
     // created with the rest of the schema). A row without a key, which a rowid table allows,
     // was never a real lease or agent and is not carried over.
-    const std::pair<const char *, const char *> withoutRowid[] = {
-        {"leases", "CREATE TABLE leases_v5 " LEASEHOLD_LEASES_COLUMNS
-                   "; INSERT INTO leases_v5 SELECT lease_id, resource, holder, mode, token, "
-                   "granted_at, expires_at, ttl_ms FROM leases WHERE lease_id IS NOT NULL"},
-        {"agents", "CREATE TABLE agents_v5 " LEASEHOLD_AGENTS_COLUMNS
-                   "; INSERT INTO agents_v5 SELECT did, trust, releases, expiries, suspended "
-                   "FROM agents WHERE did IS NOT NULL"},
+    struct Rebuild
+    {
+        const char *table, *definition, *columns, *key;
     };
-    for (const auto &[table, copy] : withoutRowid) {
+    const Rebuild withoutRowid[] = {
+        {"leases", LEASEHOLD_LEASES_COLUMNS,
+         "lease_id, resource, holder, mode, token, granted_at, expires_at, ttl_ms", "lease_id"},
+        {"agents", LEASEHOLD_AGENTS_COLUMNS, "did, trust, releases, expiries, suspended", "did"},
+    };
+    for (const Rebuild &r : withoutRowid) {
         if (!ok || from > 4)
             break;
         QSqlQuery exists(db);
         exists.prepare(
             QStringLiteral("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"));
-        exists.addBindValue(QLatin1String(table));
+        exists.addBindValue(QLatin1String(r.table));
         if (!exists.exec() || !exists.next())
             continue;
         exists.finish();
-        QStringList steps = QString::fromLatin1(copy).split(QLatin1String("; "));
-        steps << QStringLiteral("DROP TABLE %1").arg(QLatin1String(table))
-              << QStringLiteral("ALTER TABLE %1_v5 RENAME TO %1").arg(QLatin1String(table));
-        for (const QString &step : steps) {
+        const QString t = QLatin1String(r.table);
+        for (const QString &step :
+             {QStringLiteral("CREATE TABLE %1_v5 %2").arg(t, QLatin1String(r.definition)),
+              QStringLiteral("INSERT INTO %1_v5 SELECT %2 FROM %1 WHERE %3 IS NOT NULL")
+                  .arg(t, QLatin1String(r.columns), QLatin1String(r.key)),
+              QStringLiteral("DROP TABLE %1").arg(t),
+              QStringLiteral("ALTER TABLE %1_v5 RENAME TO %1").arg(t)}) {
             if (ok && !q.exec(step)) {
-                *error = "cannot rebuild " + std::string(table) + " without rowid: " + sqlError(q);
+                *error = "cannot rebuild " + t.toStdString() + " without rowid: " + sqlError(q);
                 ok = false;
             }
         }
