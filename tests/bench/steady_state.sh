@@ -10,7 +10,11 @@
 #   PREFILL=N       first fill the on-disk ledger with N events (tests/bench/prefill_ledger.py)
 #                   and keep them (retention raised above N)
 #   BINARY=path     another leasehold to compare (default: the build's)
-#   MODES="disk memory"  which services (one mode alone: just that one)
+#   CONFIG='"k": v' further config keys for both services, e.g. CONFIG='"commitWindowUs": 250'
+#   MODES="disk memory"  which services (one mode alone: just that one). A further mode whose
+#                   name starts with "disk" is another service on disk with the config keys in
+#                   CONFIG_<mode> as well, so two settings are compared minute by minute, e.g.
+#                   MODES="disk disk250 memory" CONFIG_disk250='"commitWindowUs": 250'
 #   SEQUENTIAL=1    all minutes of one mode, then all of the next (the former layout)
 #   KEEP=1          keep the scratch folder (each mode's database and log) and print its path
 #   SLICE=60        seconds in a "minute" (shorter only to try the script out)
@@ -40,9 +44,16 @@ start() { # mode: starts its service (pre-filled first when asked)
   local mode=$1 data="$work/$1" args=()
   mkdir -p "$data"
   [ "$mode" = memory ] && args+=(--in-memory)
-  if [ "$mode" = disk ] && [ "$prefill" -gt 0 ]; then
-    echo "{\"ledgerRetainRows\": $((prefill * 2)), \"ledgerRetainDays\": 36500}" > "$work/config.json"
-    args+=(--config "$work/config.json")
+  local own="CONFIG_$mode" keys=${CONFIG:-}
+  [ -n "${!own:-}" ] && keys="${keys:+$keys, }${!own}"
+  if [[ $mode == disk* ]] && [ "$prefill" -gt 0 ]; then
+    keys="${keys:+$keys, }\"ledgerRetainRows\": $((prefill * 2)), \"ledgerRetainDays\": 36500"
+  fi
+  if [ -n "$keys" ]; then
+    echo "{$keys}" > "$data/config.json"
+    args+=(--config "$data/config.json")
+  fi
+  if [[ $mode == disk* ]] && [ "$prefill" -gt 0 ]; then
     "$binary" --headless --open --port 0 --data-dir "$data" "${args[@]}" > "$data/out" 2>&1 &
     port_of "$data/out" > /dev/null; kill $!; wait $! 2>/dev/null || true
     python3 "$here/prefill_ledger.py" "$data/leasehold.db" "$prefill"
@@ -54,9 +65,14 @@ start() { # mode: starts its service (pre-filled first when asked)
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # user + system, in clock ticks
 
+commits() { # mode: the store's commits so far (nothing in memory)
+  curl -s "http://127.0.0.1:${ports[$1]}/metrics" | awk '/^leasehold_store_batches_total/ {print $2}'
+}
+
 minute() { # mode m: one loaded minute, one row
-  local mode=$1 m=$2 data="$work/$1" line rps p50 p99 rss db before cpu
+  local mode=$1 m=$2 data="$work/$1" line rps p50 p99 rss db before cpu batches per
   before=$(cpu_ticks "${pids[$mode]}")
+  batches=$(commits "$mode")
   line=$(wrk -t2 -c50 -d"${slice}s" -s "$here/http/acquire_release.lua" \
     "http://127.0.0.1:${ports[$mode]}" | tail -1)
   rps=$(awk '{print $2}' <<<"$line"); p50=$(awk '{print $4}' <<<"$line"); p99=$(awk '{print $7}' <<<"$line")
@@ -66,7 +82,10 @@ minute() { # mode m: one loaded minute, one row
     -v r="$rps" -v s="$slice" 'BEGIN { printf "%.1f", (r > 0 ? t / hz * 1e6 / (r * s) : 0) }')
   rss=$(awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/${pids[$mode]}/status")
   db=$( (du -cm "$data"/leasehold.db* 2>/dev/null || true) | tail -1 | awk '{print $1}')
-  printf '%-7s %6s %10s %8s %8s %10s %8s %10s\n' "$mode" "$m" "$rps" "$p50" "$p99" "$cpu" "$rss" "${db:-0}"
+  # Requests per commit (one fsync each): what group commit gathers.
+  per=$(awk -v b0="${batches:-0}" -v b1="$(commits "$mode")" -v r="$rps" -v s="$slice" \
+    'BEGIN { if (b1 > b0) printf "%.1f", r * s / (b1 - b0); else print "-" }')
+  printf '%-7s %6s %10s %8s %8s %10s %8s %10s %10s\n' "$mode" "$m" "$rps" "$p50" "$p99" "$cpu" "$rss" "${db:-0}" "$per"
   echo "$mode $m $rps $p99 $cpu" >> "$work/rates"
 }
 
@@ -80,7 +99,7 @@ ledger_query() {
 }
 
 for mode in "${modes[@]}"; do start "$mode"; done
-printf '%-7s %6s %10s %8s %8s %10s %8s %10s\n' mode minute "requests/s" "p50 ms" "p99 ms" "CPU us/req" "RSS MiB" "db MiB"
+printf '%-7s %6s %10s %8s %8s %10s %8s %10s %10s\n' mode minute "requests/s" "p50 ms" "p99 ms" "CPU us/req" "RSS MiB" "db MiB" "req/commit"
 if [ -n "${SEQUENTIAL:-}" ]; then
   for mode in "${modes[@]}"; do for m in $(seq "$minutes"); do minute "$mode" "$m"; done; done
 else
@@ -91,9 +110,11 @@ for mode in "${modes[@]}"; do kill "${pids[$mode]}"; wait "${pids[$mode]}" 2>/de
 [ "${#modes[@]}" -gt 1 ] || exit 0
 awk '{ sum[$1] += $3; n[$1]++; if ($2 == 1) first[$1] = $3; last[$1] = $3;
        if ($4 + 0 > worst[$1]) worst[$1] = $4 + 0; cpu[$1] += $5 * $3 }
-     END { printf "on disk / in memory over the run: %.2f\n", sum["disk"] / sum["memory"];
-           printf "CPU per request, on disk / in memory: %.2f\n",
-                  (cpu["disk"] / sum["disk"]) / (cpu["memory"] / sum["memory"]);
-           printf "on disk, last minute / first minute: %.2f\n", last["disk"] / first["disk"];
-           printf "worst p99 ms: disk %.2f, memory %.2f\n", worst["disk"], worst["memory"] }' \
+     END { for (d in sum) {
+             if (d !~ /^disk/ || !("memory" in sum)) continue
+             printf "%s / in memory over the run: %.2f\n", d, sum[d] / sum["memory"]
+             printf "CPU per request, %s / in memory: %.2f\n", d,
+                    (cpu[d] / sum[d]) / (cpu["memory"] / sum["memory"])
+             printf "%s, last minute / first minute: %.2f\n", d, last[d] / first[d]
+             printf "worst p99 ms: %s %.2f, memory %.2f\n", d, worst[d], worst["memory"] } }' \
   "$work/rates"
