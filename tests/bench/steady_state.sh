@@ -10,7 +10,7 @@
 #   PREFILL=N       first fill the on-disk ledger with N events (tests/bench/prefill_ledger.py)
 #                   and keep them (retention raised above N)
 #   BINARY=path     another leasehold to compare (default: the build's)
-#   CONFIG='"k": v' further config keys for both services, e.g. CONFIG='"commitWindowUs": 250'
+#   CONFIG='"k": v' further config keys for every service, e.g. CONFIG='"commitWindowUs": 250'
 #   MODES="disk memory"  which services (one mode alone: just that one). A further mode whose
 #                   name starts with "disk" is another service on disk with the config keys in
 #                   CONFIG_<mode> as well, so two settings are compared minute by minute, e.g.
