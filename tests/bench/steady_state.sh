@@ -41,19 +41,19 @@ port_of() { for _ in $(seq 600); do grep -qo 'listening http://[^ ]*' "$1" && br
 
 declare -A pids ports
 start() { # mode: starts its service (pre-filled first when asked)
-  local mode=$1 data="$work/$1" args=()
+  local mode=$1 data="$work/$1" args=() filled=
   mkdir -p "$data"
   [ "$mode" = memory ] && args+=(--in-memory)
+  [[ $mode == disk* ]] && [ "$prefill" -gt 0 ] && filled=1
   local own="CONFIG_$mode" keys=${CONFIG:-}
   [ -n "${!own:-}" ] && keys="${keys:+$keys, }${!own}"
-  if [[ $mode == disk* ]] && [ "$prefill" -gt 0 ]; then
+  [ -n "$filled" ] &&
     keys="${keys:+$keys, }\"ledgerRetainRows\": $((prefill * 2)), \"ledgerRetainDays\": 36500"
-  fi
   if [ -n "$keys" ]; then
     echo "{$keys}" > "$data/config.json"
     args+=(--config "$data/config.json")
   fi
-  if [[ $mode == disk* ]] && [ "$prefill" -gt 0 ]; then
+  if [ -n "$filled" ]; then
     "$binary" --headless --open --port 0 --data-dir "$data" "${args[@]}" > "$data/out" 2>&1 &
     port_of "$data/out" > /dev/null; kill $!; wait $! 2>/dev/null || true
     python3 "$here/prefill_ledger.py" "$data/leasehold.db" "$prefill"
@@ -108,9 +108,11 @@ fi
 [ -n "${ports[disk]:-}" ] && ledger_query
 for mode in "${modes[@]}"; do kill "${pids[$mode]}"; wait "${pids[$mode]}" 2>/dev/null || true; done
 [ "${#modes[@]}" -gt 1 ] || exit 0
-awk '{ sum[$1] += $3; n[$1]++; if ($2 == 1) first[$1] = $3; last[$1] = $3;
+awk -v order="${modes[*]}" '{ sum[$1] += $3; n[$1]++; if ($2 == 1) first[$1] = $3; last[$1] = $3;
        if ($4 + 0 > worst[$1]) worst[$1] = $4 + 0; cpu[$1] += $5 * $3 }
-     END { for (d in sum) {
+     END { count = split(order, modes, " ")
+           for (i = 1; i <= count; i++) {
+             d = modes[i]
              if (d !~ /^disk/ || !("memory" in sum)) continue
              printf "%s / in memory over the run: %.2f\n", d, sum[d] / sum["memory"]
              printf "CPU per request, %s / in memory: %.2f\n", d,
