@@ -1,6 +1,7 @@
 #include "ledgerparts.h"
 
 #include "actorfilter.h"
+#include "filtercache.h"
 #include "ledgerfacts.h"
 
 #include <QSet>
@@ -10,7 +11,6 @@
 #include <QVariant>
 
 #include <algorithm>
-#include <unordered_set>
 
 namespace leasehold::ledgerparts {
 
@@ -260,7 +260,8 @@ QString condition(const LedgerFilter &filter)
 }
 
 std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
-                               const LedgerFilter &filter, const LedgerBounds &bounds)
+                               const LedgerFilter &filter, const LedgerBounds &bounds,
+                               FilterCache &filters)
 {
     std::vector<LedgerEvent> out;
     std::vector<std::uint64_t> parts = list(db);
@@ -278,22 +279,9 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
     if (!filter.actor.empty()) {
         // Each sealed partition's filter says whether the agent may be there; partitions
         // without one yet (the open one, and sealed ones still waiting for upkeep) are visited.
-        QSqlQuery s(db);
-        s.setForwardOnly(true);
-        s.prepare(QStringLiteral("SELECT part, probes, bits FROM ledger_filters WHERE part >= ?"));
-        s.addBindValue(qlonglong(partOf(floor + 1, bounds.rows)));
-        if (s.exec()) {
-            std::unordered_set<std::uint64_t> passed;
-            while (s.next()) {
-                const QByteArray bits = s.value(2).toByteArray();
-                const ActorFilter f = ActorFilter::fromBytes(
-                    std::string_view(bits.constData(), std::size_t(bits.size())),
-                    s.value(1).toInt());
-                if (!f.mayHold(filter.actor))
-                    passed.insert(s.value(0).toULongLong());
-            }
-            std::erase_if(parts, [&](std::uint64_t part) { return passed.count(part) > 0; });
-        }
+        filters.refresh(db, parts.empty() ? 0 : parts.front());
+        std::erase_if(parts,
+                      [&](std::uint64_t part) { return !filters.mayHold(part, filter.actor); });
     }
     bool reachedFrom = filter.fromAt <= newestAt - bounds.retainMs;
     for (const std::uint64_t part : parts) {

@@ -40,6 +40,8 @@ struct LedgerBounds
 
 namespace ledgerparts {
 
+class FilterCache;
+
 QString table(std::uint64_t part);
 std::uint64_t partOf(std::uint64_t seq, std::uint64_t rows);
 // The partitions in the database, oldest first.
@@ -64,8 +66,10 @@ int retain(QSqlDatabase &db, const LedgerBounds &bounds);
 // One index serves it: the agent's, else the resource's, else the kind's.
 QString condition(const LedgerFilter &filter);
 // Up to `limit` events after `since` that match `filter`, oldest first, within the bounds.
+// `filters` is the connection's agent filters (filtercache.h), brought up to date here.
 std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std::size_t limit,
-                               const LedgerFilter &filter, const LedgerBounds &bounds);
+                               const LedgerFilter &filter, const LedgerBounds &bounds,
+                               FilterCache &filters);
 // Moves the rows of a single `ledger` table (schemas 1 and 2) into partitions and drops it.
 bool migrate(QSqlDatabase &db, std::uint64_t rows, std::string *error);
 

@@ -381,7 +381,9 @@ std::vector<LedgerEvent> SqliteStore::ledger(std::uint64_t since, std::size_t li
 {
     if (!m_open)
         return {};
-    return ledgerparts::query(QSqlDatabase::database(m_readerName), since, limit, filter, bounds());
+    ledgerparts::FilterCache filters;
+    return ledgerparts::query(QSqlDatabase::database(m_readerName), since, limit, filter, bounds(),
+                              filters);
 }
 
 void SqliteStore::readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
@@ -390,9 +392,10 @@ void SqliteStore::readLedger(std::uint64_t since, std::size_t limit, const Ledge
     {
         std::lock_guard lock(m_pagerMutex);
         if (!m_pagerStopping && m_open) {
-            m_pagerJobs.push_back([since, limit, filter, done, b = bounds()](QSqlDatabase &db) {
-                done(ledgerparts::query(db, since, limit, filter, b));
-            });
+            m_pagerJobs.push_back(
+                [this, since, limit, filter, done, b = bounds()](QSqlDatabase &db) {
+                    done(ledgerparts::query(db, since, limit, filter, b, m_pagerFilters));
+                });
             if (!m_pager.joinable())
                 m_pager = std::thread([this] { pagerLoop(); });
             m_pagerWake.notify_one();
@@ -409,7 +412,10 @@ void SqliteStore::pagerLoop()
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
         db.setDatabaseName(m_options.path);
         db.open(); // a failed open answers every page empty; the writer reports the disk
+        // Ready before the first query: the schema parsed, every agent filter in memory.
+        m_pagerFilters.refresh(db, 0);
         std::uint64_t checkpointed = 0;
+        std::uint64_t refreshed = m_batches.load();
         for (;;) {
             std::function<void(QSqlDatabase &)> job;
             {
@@ -429,13 +435,19 @@ void SqliteStore::pagerLoop()
             }
             // The WAL's checkpoint, here rather than inside a commit: PASSIVE copies what it
             // can without waiting for (or holding up) the writer.
-            if (const std::uint64_t batches = m_batches.load(); batches != checkpointed) {
+            const std::uint64_t batches = m_batches.load();
+            if (batches != checkpointed) {
                 QElapsedTimer took;
                 took.start();
                 QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
                 checkpointed = batches;
                 if (took.elapsed() >= 20)
                     qCDebug(lcStoreLoad) << "a checkpoint took" << took.elapsed() << "ms";
+            } else if (batches != refreshed) {
+                // Quiet for a tick after commits: what they changed is read now rather than by
+                // the next query (the schema, reparsed once partitions are added; new filters).
+                m_pagerFilters.refresh(db, 0);
+                refreshed = batches;
             }
         }
         db.close();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "filtercache.h"
 #include "leasestore.h"
 #include "ledgerparts.h"
 #include "sqlitestatement.h"
@@ -137,6 +138,7 @@ private:
     std::condition_variable m_pagerWake;
     std::deque<std::function<void(QSqlDatabase &)>> m_pagerJobs;
     bool m_pagerStopping = false;
+    ledgerparts::FilterCache m_pagerFilters; // the pager thread's
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<Chunk> m_queue;
