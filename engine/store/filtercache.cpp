@@ -1,5 +1,7 @@
 #include "filtercache.h"
 
+#include "ledgerparts.h"
+
 #include <QByteArray>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -10,10 +12,20 @@ namespace leasehold::ledgerparts {
 bool FilterCache::refresh(const QSqlDatabase &db, std::uint64_t oldest)
 {
     m_filters.erase(m_filters.begin(), m_filters.lower_bound(oldest));
+    // The live file's filters (written by earlier releases) and the archive's.
+    const bool archive = attached(db, kArchive);
     QSqlQuery q(db);
     q.setForwardOnly(true);
-    q.prepare(QStringLiteral("SELECT part, probes, bits FROM ledger_filters WHERE part >= ?"));
-    q.addBindValue(qlonglong(std::max(oldest, m_readThrough)));
+    q.prepare(archive ? QStringLiteral("SELECT part, probes, bits FROM main.ledger_filters WHERE "
+                                       "part >= ? UNION ALL SELECT part, probes, bits FROM "
+                                       "%1.ledger_filters WHERE part >= ? ORDER BY part")
+                            .arg(QLatin1String(kArchive))
+                      : QStringLiteral("SELECT part, probes, bits FROM ledger_filters WHERE "
+                                       "part >= ?"));
+    const qlonglong from = qlonglong(std::max(oldest, m_readThrough));
+    q.addBindValue(from);
+    if (archive)
+        q.addBindValue(from);
     if (!q.exec())
         return false;
     while (q.next()) {

@@ -53,12 +53,13 @@ std::uint64_t partOf(std::uint64_t seq, std::uint64_t rows)
     return seq == 0 ? 0 : (seq - 1) / rows;
 }
 
-std::vector<std::uint64_t> list(const QSqlDatabase &db)
+std::vector<std::uint64_t> list(const QSqlDatabase &db, const char *schema)
 {
     std::vector<std::uint64_t> parts;
     QSqlQuery q(db);
-    if (!q.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' AND name "
-                               "GLOB 'ledger_p[0-9]*'")))
+    if (!q.exec(QStringLiteral("SELECT name FROM %1.sqlite_master WHERE type = 'table' AND name "
+                               "GLOB 'ledger_p[0-9]*'")
+                    .arg(QLatin1String(schema))))
         return parts;
     while (q.next()) {
         bool ok = false;
@@ -68,6 +69,42 @@ std::vector<std::uint64_t> list(const QSqlDatabase &db)
     }
     std::sort(parts.begin(), parts.end());
     return parts;
+}
+
+bool attached(const QSqlDatabase &db, const char *schema)
+{
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("SELECT 1 FROM pragma_database_list WHERE name = ?"));
+    q.addBindValue(QLatin1String(schema));
+    return q.exec() && q.next();
+}
+
+std::vector<Located> locate(const QSqlDatabase &db)
+{
+    // The live file's catalogue first: inside one read transaction that fixes its snapshot
+    // before the archive's, so a partition dropped from it was already in the archive.
+    const std::vector<std::uint64_t> live = list(db, "main");
+    std::vector<std::uint64_t> archived;
+    if (attached(db, kArchive))
+        archived = list(db, kArchive);
+    std::vector<Located> out;
+    out.reserve(live.size() + archived.size());
+    std::size_t a = 0;
+    for (const std::uint64_t part : live) {
+        for (; a < archived.size() && archived[a] < part; ++a)
+            out.push_back({archived[a], true});
+        if (a < archived.size() && archived[a] == part)
+            continue; // in both until the writer drops it: the archive's copy is complete
+        out.push_back({part, false});
+    }
+    for (; a < archived.size(); ++a)
+        out.push_back({archived[a], true});
+    return out;
+}
+
+QString Located::name() const
+{
+    return QLatin1String(archived ? kArchive : "main") + QLatin1Char('.') + table(part);
 }
 
 bool create(QSqlDatabase &db, std::uint64_t part)
@@ -82,45 +119,42 @@ bool create(QSqlDatabase &db, std::uint64_t part)
 
 namespace {
 
-// The newest event among `parts` (as list() gives them).
-std::pair<std::uint64_t, TimeMs> newestIn(const QSqlDatabase &db,
-                                          const std::vector<std::uint64_t> &parts)
+// The newest event among `tables` (oldest first).
+std::pair<std::uint64_t, TimeMs> newestIn(const QSqlDatabase &db, const QStringList &tables)
 {
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    for (auto it = tables.rbegin(); it != tables.rend(); ++it) {
         QSqlQuery q(db);
-        if (q.exec(QStringLiteral("SELECT seq, at FROM %1 ORDER BY seq DESC LIMIT 1")
-                       .arg(table(*it))) &&
+        if (q.exec(QStringLiteral("SELECT seq, at FROM %1 ORDER BY seq DESC LIMIT 1").arg(*it)) &&
             q.next())
             return {q.value(0).toULongLong(), q.value(1).toLongLong()};
     }
     return {0, 0};
 }
 
-// The newest partition with an agent filter (they are built in order), or nothing.
-std::optional<std::uint64_t> filteredThrough(const QSqlDatabase &db)
+QStringList names(const std::vector<std::uint64_t> &parts, const char *schema)
 {
-    QSqlQuery q(db);
-    if (q.exec(QStringLiteral("SELECT MAX(part) FROM ledger_filters")) && q.next() &&
-        !q.value(0).isNull())
-        return q.value(0).toULongLong();
-    return std::nullopt;
+    QStringList out;
+    for (const std::uint64_t part : parts)
+        out << QLatin1String(schema) + QLatin1Char('.') + table(part);
+    return out;
 }
 
 } // namespace
 
-std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db)
+std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db, const char *schema)
 {
-    return newestIn(db, list(db));
+    return newestIn(db, names(list(db, schema), schema));
 }
 
-std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db)
+std::optional<std::vector<std::uint64_t>> unindexed(const QSqlDatabase &db, const char *schema)
 {
-    // One read of the catalogue, and the summary's newest partition (it is built in order).
+    // One read of the catalogue: the tables, and each table's index names.
     QSqlQuery q(db);
     q.setForwardOnly(true);
-    if (!q.exec(QStringLiteral("SELECT type, name FROM sqlite_master WHERE name GLOB "
-                               "'ledger_p[0-9]*'")))
-        return 0;
+    if (!q.exec(QStringLiteral("SELECT type, name FROM %1.sqlite_master WHERE name GLOB "
+                               "'ledger_p[0-9]*'")
+                    .arg(QLatin1String(schema))))
+        return std::nullopt;
     QSet<QString> names;
     std::vector<std::uint64_t> parts;
     while (q.next()) {
@@ -129,79 +163,59 @@ std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db)
         if (q.value(0).toString() == QLatin1String("table"))
             parts.push_back(name.mid(8).toULongLong());
     }
-    q.finish();
     std::sort(parts.begin(), parts.end());
-    const std::optional<std::uint64_t> filtered = filteredThrough(db);
-    for (const std::uint64_t part : parts) {
+    std::erase_if(parts, [&](std::uint64_t part) {
         for (const auto &[suffix, columns] : kIndexes) {
             if (!names.contains(table(part) + QLatin1Char('_') + QLatin1String(suffix)))
-                return part;
+                return false;
         }
-        if (!filtered || part > *filtered)
-            return part;
-    }
-    return parts.empty() ? 0 : parts.back();
+        return true;
+    });
+    return parts;
 }
 
-bool indexOne(QSqlDatabase &db, std::uint64_t &from, std::uint64_t current)
+bool summarize(QSqlDatabase &db, const QString &from, std::uint64_t part)
 {
-    // Partition by partition from `from`, asking the catalogue about that table alone: the
-    // cost of a step must not grow with the number of partitions.
-    QSqlQuery objects(db);
-    objects.setForwardOnly(true);
-    objects.prepare(QStringLiteral("SELECT type, name FROM sqlite_master WHERE tbl_name = ?"));
-    for (; from < current; ++from) {
-        objects.addBindValue(table(from));
-        if (!objects.exec())
-            return false;
-        bool exists = false;
-        QSet<QString> indexes;
-        while (objects.next()) {
-            exists |= objects.value(0).toString() == QLatin1String("table");
-            indexes.insert(objects.value(1).toString());
-        }
-        objects.finish();
-        if (!exists)
-            continue; // dropped by retention, or never written
-        for (const auto &[suffix, columns] : kIndexes) {
-            const QString name = table(from) + QLatin1Char('_') + QLatin1String(suffix);
-            if (!indexes.contains(name))
-                return QSqlQuery(db).exec(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (%3)")
-                                              .arg(name, table(from), QLatin1String(columns)));
-        }
-        // Last, the partition's agents go into its filter: one row, read from the agent index
-        // just built.
-        QSqlQuery summarized(db);
-        summarized.prepare(QStringLiteral("SELECT 1 FROM ledger_filters WHERE part = ?"));
-        summarized.addBindValue(qlonglong(from));
-        if (summarized.exec() && summarized.next())
-            continue;
-        summarized.finish();
-        QSqlQuery agents(db);
-        agents.setForwardOnly(true);
-        if (!agents.exec(QStringLiteral("SELECT DISTINCT actor FROM %1").arg(table(from))))
-            return false;
-        std::vector<std::string> names;
-        while (agents.next())
-            names.push_back(agents.value(0).toString().toStdString());
-        agents.finish();
-        ActorFilter filter(names.size());
-        for (const std::string &name : names)
-            filter.add(name);
-        QSqlQuery insert(db);
-        insert.prepare(QStringLiteral("INSERT OR REPLACE INTO ledger_filters VALUES (?, ?, ?)"));
-        insert.addBindValue(qlonglong(from));
-        insert.addBindValue(ActorFilter::kProbes);
-        insert.addBindValue(QByteArray::fromStdString(filter.bytes()));
-        return insert.exec();
-    }
-    return false;
+    QSqlQuery agents(db);
+    agents.setForwardOnly(true);
+    if (!agents.exec(QStringLiteral("SELECT DISTINCT actor FROM %1").arg(from)))
+        return false;
+    std::vector<std::string> found;
+    while (agents.next())
+        found.push_back(agents.value(0).toString().toStdString());
+    agents.finish();
+    ActorFilter filter(found.size());
+    for (const std::string &name : found)
+        filter.add(name);
+    QSqlQuery insert(db);
+    insert.prepare(QStringLiteral("INSERT OR REPLACE INTO main.ledger_filters VALUES (?, ?, ?)"));
+    insert.addBindValue(qlonglong(part));
+    insert.addBindValue(ActorFilter::kProbes);
+    insert.addBindValue(QByteArray::fromStdString(filter.bytes()));
+    return insert.exec();
 }
 
-int retain(QSqlDatabase &db, const LedgerBounds &bounds)
+bool archive(QSqlDatabase &db, const char *from, std::uint64_t part)
 {
-    const std::vector<std::uint64_t> parts = list(db);
-    const auto [newestSeq, newestAt] = newestIn(db, parts);
+    const QString source = QLatin1String(from) + QLatin1Char('.') + table(part);
+    const QString target = QStringLiteral("main.") + table(part);
+    if (!create(db, part) || !QSqlQuery(db).exec(QStringLiteral("INSERT OR IGNORE INTO %1 SELECT "
+                                                                "%2 FROM %3")
+                                                     .arg(target, QLatin1String(kColumns), source)))
+        return false;
+    for (const auto &[suffix, columns] : kIndexes) {
+        if (!QSqlQuery(db).exec(
+                QStringLiteral("CREATE INDEX IF NOT EXISTS main.%1_%2 ON %1 (%3)")
+                    .arg(table(part), QLatin1String(suffix), QLatin1String(columns))))
+            return false;
+    }
+    return summarize(db, target, part); // read from the agent index just built
+}
+
+int retain(QSqlDatabase &db, const LedgerBounds &bounds, std::pair<std::uint64_t, TimeMs> newest)
+{
+    const std::vector<std::uint64_t> parts = list(db, "main");
+    const auto [newestSeq, newestAt] = newest;
     if (newestSeq == 0)
         return 0;
     const std::uint64_t part = partOf(newestSeq, bounds.rows);
@@ -211,8 +225,8 @@ int retain(QSqlDatabase &db, const LedgerBounds &bounds)
             break;
         // Its last event (the partition is full: it is sealed) decides.
         QSqlQuery q(db);
-        if (!q.exec(
-                QStringLiteral("SELECT seq, at FROM %1 ORDER BY seq DESC LIMIT 1").arg(table(p))))
+        if (!q.exec(QStringLiteral("SELECT seq, at FROM main.%1 ORDER BY seq DESC LIMIT 1")
+                        .arg(table(p))))
             continue;
         const bool empty = !q.next();
         const std::uint64_t lastSeq = empty ? 0 : q.value(0).toULongLong();
@@ -222,8 +236,9 @@ int retain(QSqlDatabase &db, const LedgerBounds &bounds)
                             newestAt - lastAt > bounds.retainMs;
         if (!beyond)
             break; // older partitions first: the rest are newer
-        if (QSqlQuery(db).exec(QStringLiteral("DROP TABLE %1").arg(table(p)))) {
-            QSqlQuery(db).exec(QStringLiteral("DELETE FROM ledger_filters WHERE part = %1").arg(p));
+        if (QSqlQuery(db).exec(QStringLiteral("DROP TABLE main.%1").arg(table(p)))) {
+            QSqlQuery(db).exec(
+                QStringLiteral("DELETE FROM main.ledger_filters WHERE part = %1").arg(p));
             ++dropped;
         }
     }
@@ -264,8 +279,19 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
                                FilterCache &filters)
 {
     std::vector<LedgerEvent> out;
-    std::vector<std::uint64_t> parts = list(db);
-    const auto [newestSeq, newestAt] = newestIn(db, parts);
+    // One read transaction: the partitions listed are the partitions read, in the live file
+    // and in the archive, though the writer drops or archives one meanwhile.
+    QSqlQuery(db).exec(QStringLiteral("BEGIN"));
+    struct End
+    {
+        const QSqlDatabase &db;
+        ~End() { QSqlQuery(db).exec(QStringLiteral("COMMIT")); }
+    } end{db};
+    std::vector<Located> parts = locate(db);
+    QStringList tables;
+    for (const Located &l : parts)
+        tables << l.name();
+    const auto [newestSeq, newestAt] = newestIn(db, tables);
     if (newestSeq == 0 || limit == 0)
         return out;
     // The bounds, exactly: nothing older than retainRows events or retainMs before the newest.
@@ -279,18 +305,19 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
     if (!filter.actor.empty()) {
         // Each sealed partition's filter says whether the agent may be there; partitions
         // without one yet (the open one, and sealed ones still waiting for upkeep) are visited.
-        filters.refresh(db, parts.empty() ? 0 : parts.front());
+        filters.refresh(db, parts.empty() ? 0 : parts.front().part);
         std::erase_if(parts,
-                      [&](std::uint64_t part) { return !filters.mayHold(part, filter.actor); });
+                      [&](const Located &l) { return !filters.mayHold(l.part, filter.actor); });
     }
     bool reachedFrom = filter.fromAt <= newestAt - bounds.retainMs;
-    for (const std::uint64_t part : parts) {
+    for (const Located &located : parts) {
+        const std::uint64_t part = located.part;
         if (part < partOf(floor + 1, bounds.rows))
             continue;
         // A partition whose newest event is older than `fromAt` is passed over with one read
         // of its last row (time grows with seq), not a scan for rows it cannot hold.
         if (!reachedFrom) {
-            const auto [lastSeq, lastAt] = newestIn(db, {part});
+            const auto [lastSeq, lastAt] = newestIn(db, {located.name()});
             if (lastSeq != 0 && lastAt < filter.fromAt)
                 continue;
             reachedFrom = true;
@@ -303,8 +330,8 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
             QSqlQuery q(db);
             q.setForwardOnly(true);
             if (!q.prepare(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY seq LIMIT ?")
-                               .arg(QLatin1String(kColumns), table(part), where)))
-                break; // dropped meanwhile by retention
+                               .arg(QLatin1String(kColumns), located.name(), where)))
+                break; // unreadable: what came before stands
             q.addBindValue(qlonglong(cursor));
             q.addBindValue(qlonglong(oldestAt));
             if (!filter.actor.empty())

@@ -4,23 +4,27 @@
 //
 // Table ledger_p<n> holds the events with seq in [n·rows + 1, (n + 1)·rows]. The newest
 // partition has no index but its rowid (seq), so a commit appends to the last pages of one
-// b-tree and touches nothing else. A partition the sequence has moved past is sealed: its read
-// indexes (actor, kind, resource, each with seq) are built one at a time off the commit path.
-// Retention drops whole partitions that lie entirely beyond the bounds; reads apply the bounds
-// exactly, so a row past them is never shown even before its partition goes. Reads page
-// across partitions in seq order.
+// b-tree and touches nothing else. A partition the sequence has moved past is sealed: the
+// archiver (ledgerarchive.h) copies it into the archive file with its read indexes (actor,
+// kind, resource, each with seq) and then the writer drops it from the live file. Partitions
+// indexed in the live file by earlier releases stay there until retention drops them.
+// Retention drops whole partitions that lie entirely beyond the bounds, in each file; reads
+// apply the bounds exactly, so a row past them is never shown even before its partition goes.
+// Reads page across partitions of both files in seq order.
 //
 // A summary table, ledger_filters (part, probes, bits), holds each sealed partition's agents as a
 // Bloom filter (actorfilter.h), so a query for one agent visits only the partitions it may
-// appear in, however many there are: one row a partition, written once, dropped with it.
+// appear in, however many there are: one row a partition, written once, dropped with it (the
+// archive's table; the live file's holds those earlier releases wrote).
 //
-// Stateless helpers over a connection; the writer thread appends, maintains and drops, the
-// reader connections query.
+// Stateless helpers over a connection; the writer thread appends and drops, the archiver copies
+// and indexes, the reader connections query with the archive attached as kArchive.
 
 #include "clock.h"
 #include "ledgerevent.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <optional>
@@ -42,24 +46,42 @@ namespace ledgerparts {
 
 class FilterCache;
 
+// The schema name a reader connection attaches the archive under (ledgerarchive.h).
+inline constexpr const char *kArchive = "arch";
+
 QString table(std::uint64_t part);
 std::uint64_t partOf(std::uint64_t seq, std::uint64_t rows);
-// The partitions in the database, oldest first.
-std::vector<std::uint64_t> list(const QSqlDatabase &db);
-// Creates partition `part` when it is missing (inside the caller's transaction, if any).
+// The partitions in `schema` of the connection, oldest first.
+std::vector<std::uint64_t> list(const QSqlDatabase &db, const char *schema = "main");
+// Whether the connection has a database attached as `schema`.
+bool attached(const QSqlDatabase &db, const char *schema);
+// A partition as a reader finds it: in the live file (main) or, once archived, the archive.
+struct Located
+{
+    std::uint64_t part;
+    bool archived;
+    QString name() const; // schema-qualified table name
+};
+// Every partition a reader connection sees, oldest first; one in both files is the archive's.
+// Read inside a transaction, it lists the live file first (see query()).
+std::vector<Located> locate(const QSqlDatabase &db);
+// Creates partition `part` in the connection's main schema when it is missing (inside the
+// caller's transaction, if any).
 bool create(QSqlDatabase &db, std::uint64_t part);
-// The newest event's seq and time (0, 0 when the ledger is empty).
-std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db);
-// One step of upkeep for the oldest sealed partition from `from` up to `current` that needs it:
-// one missing read index, or else its agent filter. False when none needs any.
-// `from` moves past the partitions found complete, so the caller keeps it between steps and a
-// step's cost does not grow with the number of partitions.
-bool indexOne(QSqlDatabase &db, std::uint64_t &from, std::uint64_t current);
-// Where indexOne should start when nothing is known: the oldest partition missing an index or
-// its summary (one catalogue read, not one per partition).
-std::uint64_t firstNeedingUpkeep(const QSqlDatabase &db);
-// Drops the partitions whose every event is beyond the bounds; returns how many.
-int retain(QSqlDatabase &db, const LedgerBounds &bounds);
+// The newest event's seq and time in `schema` (0, 0 when it has no event).
+std::pair<std::uint64_t, TimeMs> newest(const QSqlDatabase &db, const char *schema = "main");
+// The partitions of `schema` lacking one of their read indexes (agent, kind, resource), oldest
+// first: in the live file, the sealed ones an archiver should move. Nothing when unreadable.
+std::optional<std::vector<std::uint64_t>> unindexed(const QSqlDatabase &db, const char *schema);
+// Copies sealed partition `part` from `from` (an attached live file) into the connection's main
+// schema with its read indexes and agent filter, in the caller's transaction.
+bool archive(QSqlDatabase &db, const char *from, std::uint64_t part);
+// Writes the agent filter of `part`, read from table `from` (schema-qualified), into
+// main.ledger_filters.
+bool summarize(QSqlDatabase &db, const QString &from, std::uint64_t part);
+// Drops the partitions of the connection's main schema whose every event is beyond the bounds,
+// measured from `newest` (seq, time); returns how many.
+int retain(QSqlDatabase &db, const LedgerBounds &bounds, std::pair<std::uint64_t, TimeMs> newest);
 // The WHERE clause a partition is read with: seq > ?, at >= ?, then the filter's agent, kind
 // and resource (four values: the name, the name with '0' appended, the name, the name with '/'
 // appended) in that order.

@@ -47,6 +47,15 @@ const char *const kSchema[] = {
 
 Q_LOGGING_CATEGORY(lcStoreLoad, "leasehold.store")
 
+// Attaches the ledger archive as ledgerparts::kArchive, for reads across both files.
+bool attachArchive(QSqlDatabase &db, const QString &archivePath)
+{
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("ATTACH DATABASE ? AS %1").arg(QLatin1String(ledgerparts::kArchive)));
+    q.addBindValue(archivePath);
+    return q.exec();
+}
+
 // Tokens start at 1 and grow by one per grant; one beyond this is damage, never a real token
 // (and keeps `token + 1` from wrapping).
 constexpr std::uint64_t kMaxToken = std::uint64_t(1) << 62;
@@ -252,6 +261,10 @@ std::optional<StoredState> SqliteStore::load(std::string *error)
     }
     if (!createOrCheckSchema(db, error))
         return std::nullopt;
+    if (m_options.archivePath.isEmpty())
+        m_options.archivePath = LedgerArchiver::pathFor(m_options.path);
+    if (!LedgerArchiver::prepare(m_options.archivePath, error))
+        return std::nullopt;
 
     StoredState state;
     QSqlQuery q(db);
@@ -319,9 +332,24 @@ std::optional<StoredState> SqliteStore::load(std::string *error)
     if (damaged > 0)
         qCWarning(lcStoreLoad) << damaged << "damaged lease rows in" << m_options.path
                                << "were dropped";
-    state.lastSeq = ledgerparts::newest(db).first;
+    if (!attachArchive(db, m_options.archivePath)) {
+        *error = "cannot open the ledger archive " + m_options.archivePath.toStdString() + ": " +
+                 db.lastError().text().toStdString();
+        return std::nullopt;
+    }
+    state.lastSeq = std::max(ledgerparts::newest(db).first,
+                             ledgerparts::newest(db, ledgerparts::kArchive).first);
 
     m_open = true;
+    m_archiver = std::make_unique<LedgerArchiver>(
+        LedgerArchiver::Options{m_options.path, m_options.archivePath, bounds()},
+        [archived = m_archived](std::uint64_t part) {
+            std::lock_guard lock(archived->mutex);
+            if (std::find(archived->parts.begin(), archived->parts.end(), part) ==
+                archived->parts.end())
+                archived->parts.push_back(part);
+        });
+    m_archiver->start();
     m_writer = std::thread([this] { writerLoop(); });
     {
         std::lock_guard lock(m_pagerMutex);
@@ -411,7 +439,9 @@ void SqliteStore::pagerLoop()
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
         db.setDatabaseName(m_options.path);
-        db.open(); // a failed open answers every page empty; the writer reports the disk
+        // A failed open answers every page empty; the writer reports the disk.
+        if (db.open())
+            attachArchive(db, m_options.archivePath);
         // Ready before the first query: the schema parsed, every agent filter in memory.
         m_pagerFilters.refresh(db, 0);
         std::uint64_t checkpointed = 0;
@@ -483,6 +513,11 @@ StoreStats SqliteStore::stats() const
 void SqliteStore::close()
 {
     stopPager();
+    if (m_archiver && !m_archiver->stop()) {
+        // Stuck in a disk call that never returns (a hung mount): left behind, not waited for.
+        qCritical("leasehold: the ledger archiver did not come back from the disk; leaving it");
+        static_cast<void>(m_archiver.release());
+    }
     if (!m_writer.joinable()) {
         m_open = false;
         return;

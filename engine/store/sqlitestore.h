@@ -2,6 +2,7 @@
 
 #include "filtercache.h"
 #include "leasestore.h"
+#include "ledgerarchive.h"
 #include "ledgerparts.h"
 #include "sqlitestatement.h"
 
@@ -46,6 +47,7 @@ public:
     struct Options
     {
         QString path;
+        QString archivePath = {}; // sealed ledger partitions; empty: next to path (ledgerarchive.h)
         std::size_t maxQueuedEvents = 100'000;
         std::size_t maxBatch = 4096;
         std::uint64_t retainRows = 1'000'000;
@@ -100,7 +102,7 @@ private:
     // Points the append statement at ledger partition `part`, creating it when new.
     bool useLedgerPartition(QSqlDatabase &db, std::uint64_t part);
 
-    // Builds one missing index of a sealed ledger partition; false when none is missing.
+    // Drops one partition the archiver has made durable in the archive; false when none waits.
     bool maintainLedger(QSqlDatabase &db);
     LedgerBounds bounds() const
     {
@@ -127,10 +129,17 @@ private:
     bool m_open = false;
     std::function<void(std::uint64_t)> m_onDurable;
     std::function<void(const StoreHealth &)> m_onHealth;
-    StoreHealth m_lastError;                 // writer thread: what the last failure said
-    std::uint64_t m_upkeepDoneBelow = ~0ull; // writer thread: every older partition is upkept
-    std::uint64_t m_upkeepFrom =
-        ~0ull; // writer thread: partitions below are complete (~0: not known yet)
+    StoreHealth m_lastError; // writer thread: what the last failure said
+    // Partitions archived and waiting for the writer to drop them from the live file. Shared
+    // with the archiver's callback, so a late one never touches a store that is gone.
+    struct Archived
+    {
+        std::mutex mutex;
+        std::deque<std::uint64_t> parts;
+    };
+    std::shared_ptr<Archived> m_archived = std::make_shared<Archived>();
+    std::unique_ptr<LedgerArchiver> m_archiver;
+    std::uint64_t m_pokedPart = ~0ull; // writer thread: the open partition the archiver knows
 
     std::thread m_writer;
     std::thread m_pager;

@@ -162,6 +162,11 @@ void SqliteStore::writerLoop()
             }
             batch.clear();
             m_durable.store(ticket);
+            if (m_statements && m_statements->appendPart != m_pokedPart) {
+                m_pokedPart = m_statements->appendPart; // one sealed, or the first of this run
+                if (m_archiver)
+                    m_archiver->poke();
+            }
             QMetaObject::invokeMethod(
                 this,
                 [this, ticket] {
@@ -169,8 +174,9 @@ void SqliteStore::writerLoop()
                         m_onDurable(ticket);
                 },
                 Qt::QueuedConnection);
-            // Upkeep after the answer is on its way: retention now and then, and a sealed
-            // partition's index while nothing waits (or every 64 batches, so it never starves).
+            // Upkeep after the answer is on its way: retention now and then, and dropping a
+            // partition the archiver has copied while nothing waits (or every 64 batches, so it
+            // never starves).
             const std::uint64_t batches = m_batches.fetch_add(1) + 1;
             const auto upkeepStart = std::chrono::steady_clock::now();
             took.start();
@@ -185,7 +191,7 @@ void SqliteStore::writerLoop()
             streaming = !idle;
             if (idle || batches % 64 == 0)
                 maintainLedger(db);
-            const qint64 indexMs = took.restart();
+            const qint64 dropMs = took.restart();
             // The reader thread's checkpoints copy the WAL while commits go on, but only a
             // checkpoint between two commits can finish, and only a finished one lets the next
             // commit start the WAL over. By now little is left to copy, so this one is short.
@@ -195,9 +201,9 @@ void SqliteStore::writerLoop()
                 lastCheckpoint = upkeepStart;
             }
             const qint64 checkpointMs = took.elapsed();
-            if (retentionMs + indexMs + checkpointMs >= 5)
-                qCDebug(lcStore) << "ledger upkeep took" << retentionMs + indexMs + checkpointMs
-                                 << "ms: retention" << retentionMs << "indexes" << indexMs
+            if (retentionMs + dropMs + checkpointMs >= 5)
+                qCDebug(lcStore) << "ledger upkeep took" << retentionMs + dropMs + checkpointMs
+                                 << "ms: retention" << retentionMs << "archived drop" << dropMs
                                  << "checkpoint" << checkpointMs;
         }
         m_statements.reset();
@@ -403,21 +409,27 @@ bool SqliteStore::useLedgerPartition(QSqlDatabase &db, std::uint64_t part)
 
 void SqliteStore::applyRetention(QSqlDatabase &db)
 {
-    ledgerparts::retain(db, bounds());
+    ledgerparts::retain(db, bounds(), ledgerparts::newest(db));
 }
 
 bool SqliteStore::maintainLedger(QSqlDatabase &db)
 {
-    // Nothing to do until another partition is sealed: looking costs catalogue reads.
-    if (!m_statements || m_statements->appendPart == ~0ull ||
-        m_statements->appendPart == m_upkeepDoneBelow)
-        return false;
-    if (m_upkeepFrom == ~0ull)
-        m_upkeepFrom = ledgerparts::firstNeedingUpkeep(db);
-    const bool did = ledgerparts::indexOne(db, m_upkeepFrom, m_statements->appendPart);
-    if (!did)
-        m_upkeepDoneBelow = m_statements->appendPart;
-    return did;
+    std::uint64_t part = 0;
+    {
+        std::lock_guard lock(m_archived->mutex);
+        if (m_archived->parts.empty())
+            return false;
+        part = m_archived->parts.front();
+    }
+    // Never the partition being appended to (the archiver only reports sealed ones).
+    const bool open =
+        m_statements && m_statements->appendPart != ~0ull && part >= m_statements->appendPart;
+    if (!open && !QSqlQuery(db).exec(
+                     QStringLiteral("DROP TABLE IF EXISTS %1").arg(ledgerparts::table(part))))
+        return false; // kept for the next pass: reads take the archive's copy meanwhile
+    std::lock_guard lock(m_archived->mutex);
+    m_archived->parts.pop_front();
+    return true;
 }
 
 } // namespace leasehold

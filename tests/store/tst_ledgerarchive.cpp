@@ -1,0 +1,142 @@
+// The ledger archive (ledgerarchive.h): a partition left in both files by a crash between the
+// archive's commit and the live file's drop is read once, from the archive, and the live copy
+// goes; an archive that cannot be opened stops the start with its name.
+
+#include "ledgerparts.h"
+#include "sqlitestore.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace leasehold;
+
+class TstLedgerArchive : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void aPartitionInBothFilesIsReadOnceAndItsLiveCopyDropped();
+    void anArchiveThatCannotBeOpenedStopsTheStart();
+
+private:
+    static LedgerEvent event(std::uint64_t seq)
+    {
+        LedgerEvent e;
+        e.seq = seq;
+        e.at = 1000;
+        e.kind = EventKind::Granted;
+        e.actorDid = "did:agent:a";
+        e.resource = "fs:src/a.cpp";
+        e.reason = "archived";
+        return e;
+    }
+    // Commits `ops`, then empty batches (the writer drops archived partitions when idle) until
+    // `done` holds; whether it did within 5 s.
+    template<typename Done> [[nodiscard]] bool settle(SqliteStore &store, StoreOps ops, Done done)
+    {
+        store.setDurableCallback([this](std::uint64_t t) { durable = t; });
+        QElapsedTimer waited;
+        waited.start();
+        for (;;) {
+            const std::uint64_t ticket = store.submit(ops);
+            if (!QTest::qWaitFor([&] { return durable >= ticket; }, 5000))
+                return false;
+            if (done())
+                return true;
+            if (waited.elapsed() > 5000)
+                return false;
+            QTest::qWait(10);
+        }
+    }
+    // The ledger partitions `file` holds, by name.
+    static QStringList tables(const QString &file)
+    {
+        QStringList names;
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "look");
+            db.setDatabaseName(file);
+            QSqlQuery q(db);
+            if (db.open() && q.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND "
+                                    "name GLOB 'ledger_p*' ORDER BY name"))
+                while (q.next())
+                    names << q.value(0).toString();
+        }
+        QSqlDatabase::removeDatabase("look");
+        return names;
+    }
+    QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
+    QString archive() const { return dir->filePath(QStringLiteral("leasehold-ledger.db")); }
+
+    std::unique_ptr<QTemporaryDir> dir;
+    std::uint64_t durable = 0;
+};
+
+void TstLedgerArchive::init()
+{
+    dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(dir->isValid());
+    durable = 0;
+}
+
+void TstLedgerArchive::aPartitionInBothFilesIsReadOnceAndItsLiveCopyDropped()
+{
+    SqliteStore::Options options{path()};
+    options.partitionRows = 10;
+    {
+        SqliteStore store(options);
+        std::string error;
+        QVERIFY(store.load(&error));
+        StoreOps ops;
+        for (std::uint64_t seq = 1; seq <= 15; ++seq)
+            ops.add(AppendEvent{event(seq)});
+        QVERIFY(settle(store, std::move(ops), [&] {
+            return tables(archive()) == QStringList{"ledger_p00000000"} &&
+                   tables(path()) == QStringList{"ledger_p00000001"};
+        }));
+        store.close();
+    }
+    // A crash after the archive's commit and before the live file's drop: partition 0 in both.
+    // The live copy is marked so a read of it shows.
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "edit");
+        db.setDatabaseName(path());
+        QSqlQuery q(db);
+        QVERIFY(db.open());
+        QVERIFY2(q.exec(QStringLiteral("ATTACH DATABASE '%1' AS a").arg(archive())) &&
+                     q.exec("CREATE TABLE ledger_p00000000 AS SELECT * FROM a.ledger_p00000000") &&
+                     q.exec("UPDATE ledger_p00000000 SET reason = 'live copy'"),
+                 qPrintable(q.lastError().text()));
+    }
+    QSqlDatabase::removeDatabase("edit");
+    QCOMPARE(tables(path()), (QStringList{"ledger_p00000000", "ledger_p00000001"}));
+    SqliteStore store(options);
+    std::string error;
+    QVERIFY2(store.load(&error), error.c_str());
+    const std::vector<LedgerEvent> events = store.ledger(0, 100, {});
+    QCOMPARE(events.size(), std::size_t(15));
+    for (const LedgerEvent &e : events) {
+        QCOMPARE(e.seq, std::uint64_t(&e - events.data() + 1));
+        QCOMPARE(QString::fromStdString(e.reason), QStringLiteral("archived"));
+    }
+    // The archiver finds the pair and the writer drops the live copy.
+    QVERIFY(settle(store, {}, [&] { return tables(path()) == QStringList{"ledger_p00000001"}; }));
+    QCOMPARE(store.ledger(0, 100, {}).size(), std::size_t(15));
+}
+
+void TstLedgerArchive::anArchiveThatCannotBeOpenedStopsTheStart()
+{
+    QVERIFY(QDir(dir->path()).mkdir(QStringLiteral("leasehold-ledger.db"))); // a directory
+    SqliteStore store(SqliteStore::Options{path()});
+    std::string error;
+    QVERIFY(!store.load(&error));
+    QVERIFY2(error.find("leasehold-ledger.db") != std::string::npos, error.c_str());
+}
+
+QTEST_GUILESS_MAIN(TstLedgerArchive)
+#include "tst_ledgerarchive.moc"
