@@ -8,6 +8,8 @@
 #include <QSqlQuery>
 #include <QVariant>
 
+#include <utility>
+
 namespace leasehold {
 
 namespace {
@@ -101,6 +103,7 @@ void LedgerArchiver::loop()
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
         db.setDatabaseName(m_options.archivePath);
         bool ready = false;
+        bool failing = false;
         for (;;) {
             if (!ready) {
                 QSqlQuery attach(db);
@@ -112,7 +115,12 @@ void LedgerArchiver::loop()
             }
             bool failed = !ready;
             const bool did = ready && step(db, failed);
+            const bool wasFailing = std::exchange(failing, failed);
             if (failed) {
+                if (!wasFailing)
+                    qCWarning(lcArchive)
+                        << "cannot move sealed ledger partitions into" << m_options.archivePath
+                        << "- they stay in the live file meanwhile; retrying";
                 m_failures.fetch_add(1);
                 db.close(); // after an I/O error only a reopen clears some states
                 ready = false;

@@ -285,7 +285,12 @@ std::vector<LedgerEvent> query(const QSqlDatabase &db, std::uint64_t since, std:
     struct End
     {
         const QSqlDatabase &db;
-        ~End() { QSqlQuery(db).exec(QStringLiteral("COMMIT")); }
+        ~End()
+        {
+            // A reader left inside its transaction would pin that snapshot (and the WAL) for good.
+            if (!QSqlQuery(db).exec(QStringLiteral("COMMIT")))
+                QSqlQuery(db).exec(QStringLiteral("ROLLBACK"));
+        }
     } end{db};
     std::vector<Located> parts = locate(db);
     QStringList tables;

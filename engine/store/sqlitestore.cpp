@@ -469,7 +469,8 @@ void SqliteStore::pagerLoop()
             if (batches != checkpointed) {
                 QElapsedTimer took;
                 took.start();
-                QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
+                // The live file's: the archive's (attached) is its archiver's business.
+                QSqlQuery(db).exec(QStringLiteral("PRAGMA main.wal_checkpoint(PASSIVE)"));
                 checkpointed = batches;
                 if (took.elapsed() >= 20)
                     qCDebug(lcStoreLoad) << "a checkpoint took" << took.elapsed() << "ms";
