@@ -81,7 +81,7 @@ minute() { # mode m: one loaded minute, one row
   cpu=$(awk -v t="$(($(cpu_ticks "${pids[$mode]}") - before))" -v hz="$(getconf CLK_TCK)" \
     -v r="$rps" -v s="$slice" 'BEGIN { printf "%.1f", (r > 0 ? t / hz * 1e6 / (r * s) : 0) }')
   rss=$(awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/${pids[$mode]}/status")
-  db=$( (du -cm "$data"/leasehold.db* 2>/dev/null || true) | tail -1 | awk '{print $1}')
+  db=$( (du -cm "$data"/leasehold*.db* 2>/dev/null || true) | tail -1 | awk '{print $1}')
   # Requests per commit (one fsync each): what group commit gathers.
   per=$(awk -v b0="${batches:-0}" -v b1="$(commits "$mode")" -v r="$rps" -v s="$slice" \
     'BEGIN { if (b1 > b0) printf "%.1f", r * s / (b1 - b0); else print "-" }')
