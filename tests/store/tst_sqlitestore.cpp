@@ -112,7 +112,6 @@ private:
         while (!done()) {
             if (waited.elapsed() > 5000 || !commit(store, {}))
                 return false;
-            QTest::qWait(10);
         }
         return true;
     }
