@@ -67,6 +67,7 @@ private slots:
     void aSchemaOneLedgerIsCarriedForward();
     void retentionDropsWholePartitionsAndReadsHonourTheBounds();
     void aDroppedPartitionIsNotRewritten();
+    void anArchivedPartitionRetentionDropsIsNotRewritten();
     void queriesPageAcrossPartitionsWithEveryFilter();
     void aLedgerRowOutsideItsPartitionIsPassedOver();
     void sealedPartitionsMoveToTheArchiveWithTheirIndexes();
@@ -618,6 +619,59 @@ void TstSqliteStore::aDroppedPartitionIsNotRewritten()
     const QByteArray bytes = file.readAll();
     QVERIFY2(bytes.count(QByteArray::fromStdString(marker)) > 0,
              "the dropped partition's pages were overwritten");
+}
+
+void TstSqliteStore::anArchivedPartitionRetentionDropsIsNotRewritten()
+{
+    // The same in the archive: retention drops a partition there every few seconds under load,
+    // and zeroing its pages through the archive's WAL took the disk from the writer's commits.
+    SqliteStore::Options options{path()};
+    options.partitionRows = 200;
+    const std::string marker(300, 'A');
+    std::string error;
+    {
+        // First only archived: partition 0 (1..200) is sealed by 201 and moves to the archive.
+        SqliteStore store(options);
+        QVERIFY(store.load(&error));
+        StoreOps ops;
+        for (std::uint64_t seq = 1; seq <= 201; ++seq) {
+            LedgerEvent e = event(seq, "did:agent:a");
+            e.resource = "lock:" + marker + std::to_string(seq);
+            ops.add(AppendEvent{e});
+        }
+        QVERIFY(commit(store, std::move(ops)));
+        QVERIFY(settle(store, [&] {
+            return partitionTables(archive()) == QStringList{"ledger_p00000000"} &&
+                   partitionTables(path()) == QStringList{"ledger_p00000001"};
+        }));
+        store.close();
+    }
+    {
+        QFile file(archive());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY2(file.readAll().count(QByteArray::fromStdString(marker)) > 0,
+                 "the archived partition is not in the archive's file");
+    }
+    // Then retention keeps only the newest 200 events, and partition 0 goes from the archive.
+    options.retainRows = 200;
+    options.retentionEvery = 1;
+    {
+        SqliteStore store(options);
+        QVERIFY(store.load(&error));
+        StoreOps ops;
+        for (std::uint64_t seq = 202; seq <= 600; ++seq)
+            ops.add(AppendEvent{event(seq, "did:agent:a")});
+        QVERIFY(commit(store, std::move(ops)));
+        QVERIFY(settle(store, [&] {
+            return !partitionTables(archive()).contains(QStringLiteral("ledger_p00000000"));
+        }));
+        QCOMPARE(store.ledger(0, 1, {}).front().seq, 401u);
+        store.close();
+    }
+    QFile file(archive());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY2(file.readAll().count(QByteArray::fromStdString(marker)) > 0,
+             "the dropped partition's pages were overwritten in the archive");
 }
 
 void TstSqliteStore::queriesPageAcrossPartitionsWithEveryFilter()
