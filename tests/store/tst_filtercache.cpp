@@ -5,6 +5,7 @@
 #include "filtercache.h"
 #include "ledgerparts.h"
 #include "sqlitestore.h"
+#include "storetestkit.h"
 
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -14,6 +15,7 @@
 #include <mutex>
 
 using namespace leasehold;
+using namespace leasehold::storetest;
 using ledgerparts::FilterCache;
 
 class TstFilterCache : public QObject
@@ -36,9 +38,8 @@ private:
         e.resource = "fs:src/a.cpp";
         return e;
     }
-    // Appends events `first`..`last` (`actor(seq)` each) and waits until every partition they
-    // sealed has its filter: the writer builds one step each time it is idle, so empty batches
-    // nudge it.
+    // Appends events `first`..`last` (`actor(seq)` each) and waits until the archiver has
+    // written the filter of every partition they sealed.
     template<typename Actor>
     [[nodiscard]] bool append(SqliteStore &store, std::uint64_t first, std::uint64_t last,
                               Actor actor)
@@ -46,17 +47,15 @@ private:
         StoreOps ops;
         for (std::uint64_t seq = first; seq <= last; ++seq)
             ops.add(AppendEvent{event(seq, actor(seq))});
-        store.setDurableCallback([this](std::uint64_t t) { durable = t; });
-        std::uint64_t ticket = store.submit(ops);
-        for (int i = 0; i < 40; ++i) {
-            if (!QTest::qWaitFor([&] { return durable >= ticket; }, 5000))
-                return false;
-            StoreOps none;
-            ticket = store.submit(none);
-        }
-        if (!QTest::qWaitFor([&] { return durable >= ticket; }, 5000))
+        if (!commit(store, std::move(ops)))
             return false;
-        return true;
+        const auto sealed = qlonglong(ledgerparts::partOf(last, options().partitionRows));
+        return settle(store, [&] {
+            const QList<QVariantList> found = rows(
+                archive(), QStringLiteral("SELECT count(*) FROM ledger_filters WHERE part < ?"),
+                {sealed});
+            return !found.isEmpty() && found.front().front().toLongLong() == sealed;
+        });
     }
     // The store's reader thread's answer to a query for `actor`.
     static QList<quint64> read(SqliteStore &store, const std::string &actor)
@@ -87,6 +86,7 @@ private:
         return out;
     }
     QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
+    QString archive() const { return dir->filePath(QStringLiteral("leasehold-ledger.db")); }
     SqliteStore::Options options() const
     {
         SqliteStore::Options o{path()};
@@ -95,14 +95,12 @@ private:
     }
 
     std::unique_ptr<QTemporaryDir> dir;
-    std::uint64_t durable = 0; // the store's last durable ticket
 };
 
 void TstFilterCache::init()
 {
     dir = std::make_unique<QTemporaryDir>();
     QVERIFY(dir->isValid());
-    durable = 0;
 }
 
 void TstFilterCache::aRefreshReadsNewFiltersAndForgetsDroppedOnes()
@@ -115,20 +113,20 @@ void TstFilterCache::aRefreshReadsNewFiltersAndForgetsDroppedOnes()
     FilterCache cache;
     {
         // A reader's connection: the live file, the archive attached (ledgerarchive.h).
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "look");
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "reader");
         db.setDatabaseName(path());
         QVERIFY(db.open());
         QVERIFY(QSqlQuery(db).exec(QStringLiteral("ATTACH DATABASE '%1' AS %2")
-                                       .arg(dir->filePath(QStringLiteral("leasehold-ledger.db")),
-                                            QLatin1String(ledgerparts::kArchive))));
-        // The archiver files them in its own time.
-        QTRY_VERIFY(cache.refresh(db, 0) && cache.size() == 2);
+                                       .arg(archive(), QLatin1String(ledgerparts::kArchive))));
+        QVERIFY(cache.refresh(db, 0));
+        QCOMPARE(cache.size(), std::size_t(2));
         QVERIFY(cache.mayHold(0, "a") && !cache.mayHold(0, "b"));
         QVERIFY(cache.mayHold(1, "b") && !cache.mayHold(1, "a"));
         QVERIFY(cache.mayHold(2, "a") && cache.mayHold(2, "b")); // no filter: may hold anyone
         // Partitions 2 and 3 sealed after the first read (agent c): the next refresh has them.
         QVERIFY(append(store, 26, 45, [](std::uint64_t) { return "c"; }));
-        QTRY_VERIFY(cache.refresh(db, 0) && cache.size() == 4);
+        QVERIFY(cache.refresh(db, 0));
+        QCOMPARE(cache.size(), std::size_t(4));
         QVERIFY(!cache.mayHold(2, "a") && cache.mayHold(2, "c") && !cache.mayHold(3, "b"));
         // Partitions below the oldest one left are forgotten; the rest are kept, not reread.
         QVERIFY(cache.refresh(db, 2));
@@ -136,7 +134,7 @@ void TstFilterCache::aRefreshReadsNewFiltersAndForgetsDroppedOnes()
         QVERIFY(cache.mayHold(0, "b")); // forgotten: may hold anyone again
         QVERIFY(!cache.mayHold(3, "a"));
     }
-    QSqlDatabase::removeDatabase("look");
+    QSqlDatabase::removeDatabase("reader");
 }
 
 void TstFilterCache::aQueryFindsAnAgentOfPartitionsSealedAfterTheFirstQuery()

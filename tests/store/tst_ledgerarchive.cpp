@@ -4,9 +4,9 @@
 
 #include "ledgerparts.h"
 #include "sqlitestore.h"
+#include "storetestkit.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -14,6 +14,7 @@
 #include <QTest>
 
 using namespace leasehold;
+using namespace leasehold::storetest;
 
 class TstLedgerArchive : public QObject
 {
@@ -36,51 +37,16 @@ private:
         e.reason = "archived";
         return e;
     }
-    // Commits `ops`, then empty batches (the writer drops archived partitions when idle) until
-    // `done` holds; whether it did within 5 s.
-    template<typename Done> [[nodiscard]] bool settle(SqliteStore &store, StoreOps ops, Done done)
-    {
-        store.setDurableCallback([this](std::uint64_t t) { durable = t; });
-        QElapsedTimer waited;
-        waited.start();
-        for (;;) {
-            const std::uint64_t ticket = store.submit(ops); // leaves `ops` empty: then nudges
-            if (!QTest::qWaitFor([&] { return durable >= ticket; }, 5000))
-                return false;
-            if (done())
-                return true;
-            if (waited.elapsed() > 5000)
-                return false;
-        }
-    }
-    // The ledger partitions `file` holds, by name.
-    static QStringList tables(const QString &file)
-    {
-        QStringList names;
-        {
-            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "look");
-            db.setDatabaseName(file);
-            QSqlQuery q(db);
-            if (db.open() && q.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND "
-                                    "name GLOB 'ledger_p*' ORDER BY name"))
-                while (q.next())
-                    names << q.value(0).toString();
-        }
-        QSqlDatabase::removeDatabase("look");
-        return names;
-    }
     QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
     QString archive() const { return dir->filePath(QStringLiteral("leasehold-ledger.db")); }
 
     std::unique_ptr<QTemporaryDir> dir;
-    std::uint64_t durable = 0;
 };
 
 void TstLedgerArchive::init()
 {
     dir = std::make_unique<QTemporaryDir>();
     QVERIFY(dir->isValid());
-    durable = 0;
 }
 
 void TstLedgerArchive::aPartitionInBothFilesIsReadOnceAndItsLiveCopyDropped()
@@ -94,9 +60,10 @@ void TstLedgerArchive::aPartitionInBothFilesIsReadOnceAndItsLiveCopyDropped()
         StoreOps ops;
         for (std::uint64_t seq = 1; seq <= 15; ++seq)
             ops.add(AppendEvent{event(seq)});
-        QVERIFY(settle(store, std::move(ops), [&] {
-            return tables(archive()) == QStringList{"ledger_p00000000"} &&
-                   tables(path()) == QStringList{"ledger_p00000001"};
+        QVERIFY(commit(store, std::move(ops)));
+        QVERIFY(settle(store, [&] {
+            return partitionTables(archive()) == QStringList{"ledger_p00000000"} &&
+                   partitionTables(path()) == QStringList{"ledger_p00000001"};
         }));
         store.close();
     }
@@ -113,7 +80,7 @@ void TstLedgerArchive::aPartitionInBothFilesIsReadOnceAndItsLiveCopyDropped()
                  qPrintable(q.lastError().text()));
     }
     QSqlDatabase::removeDatabase("edit");
-    QCOMPARE(tables(path()), (QStringList{"ledger_p00000000", "ledger_p00000001"}));
+    QCOMPARE(partitionTables(path()), (QStringList{"ledger_p00000000", "ledger_p00000001"}));
     SqliteStore store(options);
     std::string error;
     QVERIFY2(store.load(&error), error.c_str());
@@ -124,7 +91,8 @@ void TstLedgerArchive::aPartitionInBothFilesIsReadOnceAndItsLiveCopyDropped()
         QCOMPARE(QString::fromStdString(e.reason), QStringLiteral("archived"));
     }
     // The archiver finds the pair and the writer drops the live copy.
-    QVERIFY(settle(store, {}, [&] { return tables(path()) == QStringList{"ledger_p00000001"}; }));
+    QVERIFY(
+        settle(store, [&] { return partitionTables(path()) == QStringList{"ledger_p00000001"}; }));
     QCOMPARE(store.ledger(0, 100, {}).size(), std::size_t(15));
 }
 

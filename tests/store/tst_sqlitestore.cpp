@@ -5,51 +5,19 @@
 #include "ledgerfacts.h"
 #include "ledgerparts.h"
 #include "sqlitestore.h"
+#include "storetestkit.h"
 
-#include <QElapsedTimer>
 #include <QFile>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
-#include <QSqlRecord>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <functional>
 #include <map>
 
 using namespace leasehold;
-
-namespace {
-
-// The rows `sql` (its ? bound to `binds`) reads from `file`, on a connection of its own that is
-// gone again on return; nothing, and a warning, when it cannot be read.
-QList<QVariantList> rows(const QString &file, const QString &sql, const QVariantList &binds = {})
-{
-    QList<QVariantList> out;
-    {
-        QSqlDatabase db =
-            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("look"));
-        db.setDatabaseName(file);
-        QSqlQuery q(db);
-        bool ok = db.open() && q.prepare(sql);
-        for (const QVariant &v : binds)
-            q.addBindValue(v);
-        ok = ok && q.exec();
-        if (!ok)
-            qWarning("cannot read %s: %s", qPrintable(sql), qPrintable(q.lastError().text()));
-        while (ok && q.next()) {
-            QVariantList row;
-            for (int c = 0; c < q.record().count(); ++c)
-                row << q.value(c);
-            out << row;
-        }
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("look"));
-    return out;
-}
-
-} // namespace
+using namespace leasehold::storetest;
 
 class TstSqliteStore : public QObject
 {
@@ -104,30 +72,6 @@ private:
     }
     QString path() const { return dir->filePath(QStringLiteral("leasehold.db")); }
     QString archive() const { return dir->filePath(QStringLiteral("leasehold-ledger.db")); }
-    // Commits empty batches (the writer drops an archived partition when idle) until `done`
-    // holds; whether it did within 5 s.
-    [[nodiscard]] static bool settle(SqliteStore &store, const std::function<bool()> &done)
-    {
-        QElapsedTimer waited;
-        waited.start();
-        while (!done()) {
-            if (waited.elapsed() > 5000 || !commit(store, {}))
-                return false;
-        }
-        return true;
-    }
-    // Submits and returns once the writer reported the ticket durable.
-    // Whether the store made `ops` durable within 5 s: QVERIFY(commit(...)).
-    [[nodiscard]] static bool commit(SqliteStore &store, StoreOps ops)
-    {
-        std::uint64_t durable = 0;
-        store.setDurableCallback([&](std::uint64_t t) { durable = t; });
-        const std::uint64_t ticket = store.submit(ops);
-        if (ops.empty() && QTest::qWaitFor([&] { return durable >= ticket; }, 5000))
-            return true;
-        QTest::qFail("the store did not make the batch durable", __FILE__, __LINE__);
-        return false;
-    }
     static LedgerEvent event(std::uint64_t seq, const std::string &actor, TimeMs at = 1000)
     {
         LedgerEvent e;
@@ -520,19 +464,6 @@ void TstSqliteStore::aSchemaOneLedgerIsCarriedForward()
 }
 
 namespace {
-
-// The ledger partitions a database file holds, by name, read through a connection of its own.
-QStringList partitionTables(const QString &file, const char *type = "table")
-{
-    QStringList names;
-    for (const QVariantList &row :
-         rows(file,
-              QStringLiteral("SELECT name FROM sqlite_master WHERE type = ? AND "
-                             "name GLOB 'ledger_p*' ORDER BY name"),
-              {QString::fromLatin1(type)}))
-        names << row.front().toString();
-    return names;
-}
 
 std::vector<std::uint64_t> seqs(const std::vector<LedgerEvent> &events)
 {
