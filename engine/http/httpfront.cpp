@@ -201,6 +201,9 @@ RequestStats::Gauges HttpFront::gauges() const
         g.storeBatches = stats.batches;
         g.storeDroppedEvents = stats.droppedEvents;
         g.storeFailedBatches = stats.failedBatches;
+        g.storeArchive = stats.archive;
+        g.storeArchived = stats.archivedParts;
+        g.storeArchiveFailures = stats.archiveFailures;
     }
     return g;
 }

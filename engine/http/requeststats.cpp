@@ -71,6 +71,14 @@ QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) con
         single("leasehold_store_failed_batches_total", "counter",
                "Store transactions that failed and were retried.",
                double(gauges.storeFailedBatches));
+        if (gauges.storeArchive) {
+            single("leasehold_store_archived_partitions_total", "counter",
+                   "Sealed ledger partitions moved into the archive file.",
+                   double(gauges.storeArchived));
+            single("leasehold_store_archive_failures_total", "counter",
+                   "Attempts to move a sealed ledger partition that failed and were retried.",
+                   double(gauges.storeArchiveFailures));
+        }
         single("leasehold_store_healthy", "gauge",
                "1 while the store records changes; 0 while it cannot (grants are refused).",
                std::string_view(gauges.storeHealth) == "ok" ? 1 : 0);

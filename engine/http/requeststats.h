@@ -26,6 +26,9 @@ public:
         std::uint64_t storeBatches = 0;
         std::uint64_t storeDroppedEvents = 0;
         std::uint64_t storeFailedBatches = 0;
+        bool storeArchive = false; // the ledger's sealed partitions move to an archive file
+        std::uint64_t storeArchived = 0;
+        std::uint64_t storeArchiveFailures = 0;
         const char *storeHealth = "ok";        // StoreHealth::reasonName()
         std::uint64_t storeGivenBack = 0;      // grants given back: not durable in time
         std::uint64_t connectionsEvicted = 0;  // idle connections closed to admit newcomers

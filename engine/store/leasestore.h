@@ -22,13 +22,16 @@ struct StoredState
 
 struct StoreStats
 {
-    std::uint64_t submitted = 0;     // tickets handed out
-    std::uint64_t durable = 0;       // the highest ticket committed
-    std::uint64_t batches = 0;       // transactions committed
-    std::uint64_t queued = 0;        // operations waiting for the writer
-    std::uint64_t droppedEvents = 0; // ledger events dropped because the queue was full
-    std::uint64_t failedBatches = 0; // transactions that did not commit (logged)
-    std::uint64_t lostOps = 0;       // operations given up at close because the disk refused them
+    std::uint64_t submitted = 0;       // tickets handed out
+    std::uint64_t durable = 0;         // the highest ticket committed
+    std::uint64_t batches = 0;         // transactions committed
+    std::uint64_t queued = 0;          // operations waiting for the writer
+    std::uint64_t droppedEvents = 0;   // ledger events dropped because the queue was full
+    std::uint64_t failedBatches = 0;   // transactions that did not commit (logged)
+    std::uint64_t lostOps = 0;         // operations given up at close because the disk refused them
+    bool archive = false;              // sealed ledger partitions move to a second file
+    std::uint64_t archivedParts = 0;   // partitions moved there since the start
+    std::uint64_t archiveFailures = 0; // attempts to move one that failed (logged, retried)
 };
 
 // Whether the store can make changes durable now. A degraded store keeps retrying on its own

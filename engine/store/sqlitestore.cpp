@@ -506,6 +506,11 @@ StoreStats SqliteStore::stats() const
     s.droppedEvents = m_dropped.load();
     s.failedBatches = m_failed.load();
     s.lostOps = m_lost.load();
+    if (m_archiver) {
+        s.archive = true;
+        s.archivedParts = m_archiver->moved();
+        s.archiveFailures = m_archiver->failures();
+    }
     std::lock_guard lock(m_mutex);
     s.queued = m_queuedOps;
     return s;

@@ -193,7 +193,11 @@ void TstProcess::inMemoryKeepsNothingAcrossRestarts()
         QProcess server;
         const quint16 port = startServer(server, {"--open"}, dir);
         QVERIFY(port != 0);
-        QVERIFY(request(port, metrics).contains("\nleasehold_store_persistent 1\n"));
+        const QByteArray text = request(port, metrics);
+        QVERIFY(text.contains("\nleasehold_store_persistent 1\n"));
+        // The ledger archive's counters (partitions moved, moves failed) are there too.
+        QVERIFY(text.contains("\nleasehold_store_archived_partitions_total 0\n"));
+        QVERIFY(text.contains("\nleasehold_store_archive_failures_total 0\n"));
         server.terminate();
         QVERIFY(server.waitForFinished(10'000));
     }
@@ -204,7 +208,9 @@ void TstProcess::inMemoryKeepsNothingAcrossRestarts()
         QProcess server;
         const quint16 port = startServer(server, {"--open", "--in-memory"}, dir);
         QVERIFY(port != 0);
-        QVERIFY(request(port, metrics).contains("\nleasehold_store_persistent 0\n"));
+        const QByteArray text = request(port, metrics);
+        QVERIFY(text.contains("\nleasehold_store_persistent 0\n"));
+        QVERIFY(!text.contains("leasehold_store_archived_partitions_total"));
         // Run 0: a holds lock:x, so b is refused. Run 1: a's lease (60 s) went with the
         // process, so b gets it at once.
         if (run == 0) {

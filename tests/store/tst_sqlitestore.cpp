@@ -717,6 +717,9 @@ void TstSqliteStore::sealedPartitionsMoveToTheArchiveWithTheirIndexes()
                partitionTables(path()) == QStringList{"ledger_p00000002"};
     }));
     QVERIFY(partitionTables(path(), "index").isEmpty()); // the live file builds none
+    QVERIFY(store.stats().archive);
+    QCOMPARE(store.stats().archivedParts, 2u); // what /metrics reports
+    QCOMPARE(store.stats().archiveFailures, 0u);
     // Each sealed partition has its agents' filter, and a query for one agent visits the
     // partitions whose filter may hold it and every one without a filter yet (the open one).
     std::map<std::uint64_t, ActorFilter> filters;
