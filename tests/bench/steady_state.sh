@@ -15,6 +15,8 @@
 #                   name starts with "disk" is another service on disk with the config keys in
 #                   CONFIG_<mode> as well, so two settings are compared minute by minute, e.g.
 #                   MODES="disk disk250 memory" CONFIG_disk250='"commitWindowUs": 250'
+#                   and its own binary in BINARY_<mode>, so two builds are compared side by side,
+#                   e.g. MODES="disk diskold memory" BINARY_diskold=/tmp/leasehold-before
 #   SEQUENTIAL=1    all minutes of one mode, then all of the next (the former layout)
 #   KEEP=1          keep the scratch folder (each mode's database and log) and print its path
 #   SLICE=60        seconds in a "minute" (shorter only to try the script out)
@@ -45,7 +47,8 @@ start() { # mode: starts its service (pre-filled first when asked)
   mkdir -p "$data"
   [ "$mode" = memory ] && args+=(--in-memory)
   [[ $mode == disk* ]] && [ "$prefill" -gt 0 ] && filled=1
-  local own="CONFIG_$mode" keys=${CONFIG:-}
+  local own="CONFIG_$mode" keys=${CONFIG:-} exe="BINARY_$mode"
+  exe=${!exe:-$binary}
   [ -n "${!own:-}" ] && keys="${keys:+$keys, }${!own}"
   [ -n "$filled" ] &&
     keys="${keys:+$keys, }\"ledgerRetainRows\": $((prefill * 2)), \"ledgerRetainDays\": 36500"
@@ -54,11 +57,11 @@ start() { # mode: starts its service (pre-filled first when asked)
     args+=(--config "$data/config.json")
   fi
   if [ -n "$filled" ]; then
-    "$binary" --headless --open --port 0 --data-dir "$data" "${args[@]}" > "$data/out" 2>&1 &
+    "$exe" --headless --open --port 0 --data-dir "$data" "${args[@]}" > "$data/out" 2>&1 &
     port_of "$data/out" > /dev/null; kill $!; wait $! 2>/dev/null || true
     python3 "$here/prefill_ledger.py" "$data/leasehold.db" "$prefill"
   fi
-  "$binary" --headless --open --port 0 --data-dir "$data" "${args[@]}" > "$data/out" 2>&1 &
+  "$exe" --headless --open --port 0 --data-dir "$data" "${args[@]}" > "$data/out" 2>&1 &
   pids[$mode]=$!
   ports[$mode]=$(port_of "$data/out")
 }
