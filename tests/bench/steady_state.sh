@@ -102,6 +102,9 @@ ledger_query() {
 }
 
 for mode in "${modes[@]}"; do start "$mode"; done
+# Whatever the machine still has to write back (a 5 GB prefill, files deleted just before) is
+# written now: its writeback held the first minute's fsyncs for up to a second (p99 300 ms).
+sync
 printf '%-7s %6s %10s %8s %8s %10s %8s %10s %10s\n' mode minute "requests/s" "p50 ms" "p99 ms" "CPU us/req" "RSS MiB" "db MiB" "req/commit"
 if [ -n "${SEQUENTIAL:-}" ]; then
   for mode in "${modes[@]}"; do for m in $(seq "$minutes"); do minute "$mode" "$m"; done; done
