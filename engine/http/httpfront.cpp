@@ -194,17 +194,8 @@ RequestStats::Gauges HttpFront::gauges() const
     g.storeGivenBack = m_host.storeRefusedChanges();
     g.mcpSessions = int(m_mcp->sessions().size());
     g.liveAgents = m_presence->liveAgents();
-    if (const LeaseStore *store = m_host.store()) {
-        const StoreStats stats = store->stats();
-        g.store = true;
-        g.storeQueued = stats.queued;
-        g.storeBatches = stats.batches;
-        g.storeDroppedEvents = stats.droppedEvents;
-        g.storeFailedBatches = stats.failedBatches;
-        g.storeArchive = stats.archive;
-        g.storeArchived = stats.archivedParts;
-        g.storeArchiveFailures = stats.archiveFailures;
-    }
+    if (const LeaseStore *store = m_host.store())
+        g.store = store->stats();
     return g;
 }
 

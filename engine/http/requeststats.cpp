@@ -62,22 +62,22 @@ QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) con
            gauges.store ? 1 : 0);
     if (gauges.store) {
         single("leasehold_store_queued_ops", "gauge", "Store operations waiting for the writer.",
-               double(gauges.storeQueued));
+               double(gauges.store->queued));
         single("leasehold_store_batches_total", "counter", "Store transactions committed.",
-               double(gauges.storeBatches));
+               double(gauges.store->batches));
         single("leasehold_store_dropped_events_total", "counter",
                "Ledger events not stored because the write queue was full.",
-               double(gauges.storeDroppedEvents));
+               double(gauges.store->droppedEvents));
         single("leasehold_store_failed_batches_total", "counter",
                "Store transactions that failed and were retried.",
-               double(gauges.storeFailedBatches));
-        if (gauges.storeArchive) {
+               double(gauges.store->failedBatches));
+        if (gauges.store->archive) {
             single("leasehold_store_archived_partitions_total", "counter",
                    "Sealed ledger partitions moved into the archive file.",
-                   double(gauges.storeArchived));
+                   double(gauges.store->archivedParts));
             single("leasehold_store_archive_failures_total", "counter",
                    "Attempts to move a sealed ledger partition that failed and were retried.",
-                   double(gauges.storeArchiveFailures));
+                   double(gauges.store->archiveFailures));
         }
         single("leasehold_store_healthy", "gauge",
                "1 while the store records changes; 0 while it cannot (grants are refused).",

@@ -1,10 +1,13 @@
 #pragma once
 
+#include "leasestore.h"
+
 #include <QByteArray>
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 
 namespace leasehold {
 
@@ -21,14 +24,7 @@ public:
         int openConnections = 0;
         int mcpSessions = 0;
         int liveAgents = 0;
-        bool store = false;
-        std::uint64_t storeQueued = 0;
-        std::uint64_t storeBatches = 0;
-        std::uint64_t storeDroppedEvents = 0;
-        std::uint64_t storeFailedBatches = 0;
-        bool storeArchive = false; // the ledger's sealed partitions move to an archive file
-        std::uint64_t storeArchived = 0;
-        std::uint64_t storeArchiveFailures = 0;
+        std::optional<StoreStats> store;       // none: state in memory only
         const char *storeHealth = "ok";        // StoreHealth::reasonName()
         std::uint64_t storeGivenBack = 0;      // grants given back: not durable in time
         std::uint64_t connectionsEvicted = 0;  // idle connections closed to admit newcomers
