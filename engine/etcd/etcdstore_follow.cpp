@@ -2,6 +2,7 @@
 
 #include "etcdcodec.h"
 #include "etcdstore.h"
+#include "threadname.h"
 
 #include <QLoggingCategory>
 
@@ -54,6 +55,7 @@ void EtcdStore::stopFollowing()
 
 void EtcdStore::followLoop(int everyMs)
 {
+    nameThisThread("lh-etcd-follow");
     Client client(m_options.etcd);
     std::string lastProblem;
     std::unique_lock lock(m_mutex);

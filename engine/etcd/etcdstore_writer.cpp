@@ -1,5 +1,6 @@
 #include "etcdcodec.h"
 #include "etcdstore.h"
+#include "threadname.h"
 
 #include <QLoggingCategory>
 
@@ -104,6 +105,7 @@ EtcdStore::Outcome EtcdStore::commit(Client &client, const Compare &fence,
 
 void EtcdStore::writerLoop()
 {
+    nameThisThread("lh-etcd-writer");
     Client client(m_options.etcd);
     std::vector<Chunk> batch;
     std::vector<StoreOp> ops;

@@ -1,4 +1,5 @@
 #include "ledgerarchive.h"
+#include "threadname.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -98,6 +99,7 @@ bool LedgerArchiver::stop(std::chrono::milliseconds bound)
 
 void LedgerArchiver::loop()
 {
+    nameThisThread("lh-archiver");
     const QString name = QStringLiteral("leasehold-archiver-%1").arg(quintptr(this));
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);

@@ -2,6 +2,7 @@
 // engine thread submits to, and ledger reads. The writer thread is in sqlitestore_writer.cpp.
 
 #include "sqlitestore.h"
+#include "threadname.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -435,6 +436,7 @@ void SqliteStore::readLedger(std::uint64_t since, std::size_t limit, const Ledge
 
 void SqliteStore::pagerLoop()
 {
+    nameThisThread("lh-store-reader");
     const QString name = QStringLiteral("leasehold-pager-%1").arg(quintptr(this));
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);

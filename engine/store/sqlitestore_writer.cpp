@@ -4,6 +4,7 @@
 
 #include "ledgerfacts.h"
 #include "overloaded.h"
+#include "threadname.h"
 
 #include <QElapsedTimer>
 #include <QLoggingCategory>
@@ -85,6 +86,7 @@ bool SqliteStore::openWriter(QSqlDatabase &db)
 
 void SqliteStore::writerLoop()
 {
+    nameThisThread("lh-store-writer");
     const QString name = QStringLiteral("leasehold-writer-%1").arg(quintptr(this));
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);

@@ -3,6 +3,8 @@
 
 #include "leaseholdprocess.h"
 
+#include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -198,6 +200,16 @@ void TstProcess::inMemoryKeepsNothingAcrossRestarts()
         // The ledger archive's counters (partitions moved, moves failed) are there too.
         QVERIFY(text.contains("\nleasehold_store_archived_partitions_total 0\n"));
         QVERIFY(text.contains("\nleasehold_store_archive_failures_total 0\n"));
+        // The store's threads carry names, for `top -H` and perf.
+        QStringList names;
+        const QString tasks = QStringLiteral("/proc/%1/task").arg(server.processId());
+        for (const QString &task : QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            QFile comm(tasks + QLatin1Char('/') + task + QStringLiteral("/comm"));
+            if (comm.open(QIODevice::ReadOnly))
+                names << QString::fromUtf8(comm.readAll().trimmed());
+        }
+        for (const char *name : {"lh-store-writer", "lh-store-reader", "lh-archiver"})
+            QVERIFY2(names.contains(QLatin1String(name)), qPrintable(names.join(u' ')));
         server.terminate();
         QVERIFY(server.waitForFinished(10'000));
     }
