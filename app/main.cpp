@@ -86,7 +86,17 @@ void stopDemo(std::unique_ptr<QThread> &thread)
 
 int runHeadless(int argc, char *argv[])
 {
+    // Headless, the main thread is the engine thread, and its event loop is the service's hot
+    // path. Qt's own dispatcher wakes its loop once for a run of posted events; GLib's writes its
+    // eventfd at every post, two more system calls per request under load. (The variable is
+    // read when the application is made, so it is set just for that moment; one set by the
+    // user is left as it is.)
+    const bool chooseDispatcher = !qEnvironmentVariableIsSet("QT_NO_GLIB");
+    if (chooseDispatcher)
+        qputenv("QT_NO_GLIB", "1");
     QCoreApplication app(argc, argv);
+    if (chooseDispatcher)
+        qunsetenv("QT_NO_GLIB");
     identify(app);
     const ParsedOptions parsed = parseOptions(QCoreApplication::arguments());
     if (!parsed.options)
