@@ -1,6 +1,8 @@
 #pragma once
 
-// The one place engine values become JSON, shared by REST and MCP.
+// Engine values as JSON trees, shared by REST and MCP. (REST's grant and release answers, the
+// hottest, are written straight into bytes by leasereplies.h; its test holds them byte-equal to
+// these trees.)
 
 #include "leasetypes.h"
 #include "ledgerjson.h"

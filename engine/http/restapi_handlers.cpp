@@ -3,6 +3,7 @@
 #include "agentpresence.h"
 #include "fieldreader.h"
 #include "jsonviews.h"
+#include "leasereplies.h"
 #include "leaserequests.h"
 #include "ledgerformat.h"
 #include "restapi.h"
@@ -38,6 +39,11 @@ HttpReply ledgerReply(const std::vector<LedgerEvent> &events, std::uint64_t sinc
 
 HttpReply grantReply(const Grant &grant)
 {
+    if (std::optional<std::string> bytes = grantJson(grant)) {
+        HttpReply reply;
+        reply.raw = QByteArray::fromStdString(*bytes);
+        return reply;
+    }
     json leases = toJsonArray(grant.leases);
     json body = {{"lease", leases.at(0)}, {"leases", leases}};
     if (grant.waitedMs > 0)
@@ -111,6 +117,11 @@ void RestApi::release(const RestCall &call, const Respond &respond) const
     if (const auto *no = std::get_if<Refusal>(&result))
         return respond(refusal(*no));
     const Released &done = std::get<Released>(result);
+    if (std::optional<std::string> bytes = releasedJson(done)) {
+        HttpReply reply;
+        reply.raw = QByteArray::fromStdString(*bytes);
+        return respond(std::move(reply));
+    }
     respond(ok({{"released", toJsonArray(done.released)}, {"trust", done.trust}}));
 }
 
