@@ -119,19 +119,15 @@ std::optional<std::string> grantJson(const Grant &grant)
         return std::nullopt;
     std::string out;
     out.reserve(512 * grant.leases.size() + 64);
+    // The first lease is written twice, as `lease` and inside `leases`, rather than copied out
+    // of the bytes: the array is then written as the release answer writes its own.
     out += "{\"lease\":";
-    const std::size_t first = out.size();
     if (!appendLease(out, grant.leases.front()))
         return std::nullopt;
-    const std::string firstLease = out.substr(first);
-    out += ",\"leases\":[";
-    out += firstLease;
-    for (std::size_t i = 1; i < grant.leases.size(); ++i) {
-        out += ',';
-        if (!appendLease(out, grant.leases[i]))
-            return std::nullopt;
-    }
-    out += "],\"ok\":true";
+    out += ",\"leases\":";
+    if (!appendLeases(out, grant.leases))
+        return std::nullopt;
+    out += ",\"ok\":true";
     if (grant.waitedMs > 0) {
         out += ",\"waitedMs\":";
         appendInteger(out, grant.waitedMs);
