@@ -150,6 +150,7 @@ StoreStats EtcdStore::stats() const
     s.droppedEvents = m_dropped.load();
     s.failedBatches = m_failed.load();
     s.lostOps = m_lost.load();
+    s.commitTimes = m_commitTimes.counts();
     return s;
 }
 

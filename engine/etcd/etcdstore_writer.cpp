@@ -134,10 +134,12 @@ void EtcdStore::writerLoop()
             fence = m_fence;
         }
         std::string problem = m_deposed ? deposedBecause : "this instance has not been elected";
+        const auto started = std::chrono::steady_clock::now();
         const Outcome outcome = fence && !m_deposed
                                     ? commit(client, *fence, transactions(ops), &problem)
                                     : Outcome::Deposed;
         if (outcome == Outcome::Committed) {
+            m_commitTimes.record(std::chrono::steady_clock::now() - started);
             reportHealth(StoreHealth{});
             backoffMs = m_options.retryMinMs;
             StoreOps local; // the instance's own copy of the ledger

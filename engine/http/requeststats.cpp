@@ -71,6 +71,20 @@ QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) con
         single("leasehold_store_failed_batches_total", "counter",
                "Store transactions that failed and were retried.",
                double(gauges.store->failedBatches));
+        const CommitTimes::Counts &times = gauges.store->commitTimes;
+        metric("leasehold_store_commit_duration_seconds", "histogram",
+               "Time to make one batch of changes durable (transaction and fsync, or etcd's "
+               "round trip); answers to changes wait for it.");
+        std::uint64_t upTo = 0;
+        for (std::size_t i = 0; i < CommitTimes::kBounds.size(); ++i) {
+            upTo += times.buckets[i];
+            line("leasehold_store_commit_duration_seconds_bucket{le=\"" +
+                     QByteArray::number(CommitTimes::kBounds[i]) + "\"}",
+                 double(upTo));
+        }
+        line("leasehold_store_commit_duration_seconds_bucket{le=\"+Inf\"}", double(times.count));
+        line("leasehold_store_commit_duration_seconds_sum", times.sumSeconds);
+        line("leasehold_store_commit_duration_seconds_count", double(times.count));
         if (gauges.store->archive) {
             single("leasehold_store_archived_partitions_total", "counter",
                    "Sealed ledger partitions moved into the archive file.",

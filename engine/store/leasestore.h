@@ -1,5 +1,6 @@
 #pragma once
 
+#include "committimes.h"
 #include "storeops.h"
 
 #include <cstdint>
@@ -32,6 +33,7 @@ struct StoreStats
     bool archive = false;              // sealed ledger partitions move to a second file
     std::uint64_t archivedParts = 0;   // partitions moved there since the start
     std::uint64_t archiveFailures = 0; // attempts to move one that failed (logged, retried)
+    CommitTimes::Counts commitTimes;   // how long the committed batches took
 };
 
 // Whether the store can make changes durable now. A degraded store keeps retrying on its own

@@ -508,6 +508,7 @@ StoreStats SqliteStore::stats() const
     s.droppedEvents = m_dropped.load();
     s.failedBatches = m_failed.load();
     s.lostOps = m_lost.load();
+    s.commitTimes = m_commitTimes.counts();
     if (m_archiver) {
         s.archive = true;
         s.archivedParts = m_archiver->moved();

@@ -168,6 +168,7 @@ private:
     std::uint64_t m_submitted = 0; // engine thread
     std::atomic<std::uint64_t> m_durable{0};
     std::atomic<std::uint64_t> m_batches{0};
+    CommitTimes m_commitTimes; // filled by the writer thread
     std::atomic<std::uint64_t> m_dropped{0};
     std::atomic<std::uint64_t> m_failed{0};
     std::atomic<std::uint64_t> m_lost{0};

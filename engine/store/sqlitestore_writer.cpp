@@ -144,6 +144,7 @@ void SqliteStore::writerLoop()
                 backoffMs = std::min(backoffMs * 2, m_options.retryMaxMs);
                 continue;
             }
+            m_commitTimes.record(std::chrono::steady_clock::now() - lastStart);
             reportHealth(StoreHealth{});
             if (took.elapsed() >= 20)
                 qCDebug(lcStore) << "a commit of" << ops.size() << "operations took"

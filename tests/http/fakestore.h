@@ -43,9 +43,12 @@ public:
         StoreStats s;
         s.submitted = m_submitted;
         s.durable = m_durable;
+        s.commitTimes = commitTimes.counts();
         return s;
     }
     void close() override {}
+
+    CommitTimes commitTimes; // what stats() reports; the test records into it
 
     // Everything submitted so far is durable now.
     void commitAll()

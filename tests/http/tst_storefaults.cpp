@@ -24,6 +24,7 @@ private slots:
     void aStoreThatFallsIllAnswersWaitingChangesAtOnce();
     void whileDegradedGrantsAreRefusedAndTheRestIsServed();
     void healthAndMetricsSayWhatIsWrong();
+    void metricsShowHowLongCommitsTake();
     void parkedWaitsOutlastAnOutageAndAreGrantedAfter();
     void aClientGoneBeforeDurableLeavesNoLease();
     void aClientGoneAfterItsWaitWasGrantedLeavesNoLease();
@@ -204,6 +205,28 @@ void TstStoreFaults::healthAndMetricsSayWhatIsWrong()
     store->report(StoreHealth::Problem::None);
     QCOMPARE(s->get("/healthz").status, 200);
     QVERIFY(s->get("/metrics").raw.contains("leasehold_store_healthy 1\n"));
+}
+
+void TstStoreFaults::metricsShowHowLongCommitsTake()
+{
+    using namespace std::chrono_literals;
+    store->commitTimes.record(300us);
+    store->commitTimes.record(3ms);
+    store->commitTimes.record(2s);
+    const QByteArray metrics = s->get("/metrics").raw;
+    QVERIFY(metrics.contains("# TYPE leasehold_store_commit_duration_seconds histogram\n"));
+    // Cumulative, as Prometheus reads a histogram: each bound counts every commit at or below it.
+    const std::pair<const char *, int> expected[] = {
+        {"0.00025", 0}, {"0.0005", 1}, {"0.001", 1}, {"0.0025", 1}, {"0.005", 2},
+        {"0.01", 2},    {"0.025", 2},  {"0.05", 2},  {"0.1", 2},    {"0.25", 2},
+        {"1", 2},       {"5", 3},      {"+Inf", 3}};
+    for (const auto &[bound, count] : expected) {
+        const QByteArray line = "leasehold_store_commit_duration_seconds_bucket{le=\"" +
+                                QByteArray(bound) + "\"} " + QByteArray::number(count) + '\n';
+        QVERIFY2(metrics.contains(line), line.constData());
+    }
+    QVERIFY(metrics.contains("leasehold_store_commit_duration_seconds_count 3\n"));
+    QVERIFY(metrics.contains("leasehold_store_commit_duration_seconds_sum 2.0033\n"));
 }
 
 void TstStoreFaults::parkedWaitsOutlastAnOutageAndAreGrantedAfter()

@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace leasehold::test {
 
@@ -48,6 +50,8 @@ int xSync(sqlite3_file *f, int flags)
 {
     if (const int rc = g_faults.syncError.load())
         return rc;
+    if (const int ms = g_faults.syncDelayMs.load())
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     return real(f)->pMethods->xSync(real(f), flags);
 }
 int xFileSize(sqlite3_file *f, sqlite3_int64 *size)

@@ -28,6 +28,7 @@ private slots:
     void aFailedOpenIsReportedAndRetried();
     void anotherProcessHoldingTheLockIsReported();
     void closeIsBoundedOnADiskThatKeepsRefusing();
+    void slowCommitsAreTimed();
 
 private:
     struct Watched
@@ -177,6 +178,30 @@ void TstSqliteFaults::closeIsBoundedOnADiskThatKeepsRefusing()
     QVERIFY(!w->store->writerStuck());
     QVERIFY(w->durable < ticket);
     QCOMPARE(w->store->stats().lostOps, std::uint64_t(1));
+}
+
+void TstSqliteFaults::slowCommitsAreTimed()
+{
+    std::unique_ptr<Watched> w = open();
+    const std::uint64_t first = submitLease(*w->store, "fast");
+    QTRY_VERIFY(w->durable >= first);
+    // Every commit is timed (the writer counts its batch a moment after reporting it durable).
+    QTRY_COMPARE(w->store->stats().commitTimes.count, w->store->stats().batches);
+    const StoreStats before = w->store->stats();
+
+    // Every commit fsyncs its WAL at least once, so each now takes 60 ms or more.
+    faults->syncDelayMs = 60;
+    const std::uint64_t ticket = submitLease(*w->store, "slow");
+    QTRY_VERIFY(w->durable >= ticket);
+    faults->clear();
+    QTRY_COMPARE(w->store->stats().commitTimes.count, w->store->stats().batches);
+    const StoreStats after = w->store->stats();
+    const std::uint64_t slow = after.commitTimes.count - before.commitTimes.count;
+    QVERIFY(slow >= 1);
+    // None of them in a bucket below 50 ms; their time in the sum.
+    for (std::size_t i = 0; i < CommitTimes::kBounds.size() && CommitTimes::kBounds[i] < 0.06; ++i)
+        QCOMPARE(after.commitTimes.buckets[i], before.commitTimes.buckets[i]);
+    QVERIFY(after.commitTimes.sumSeconds - before.commitTimes.sumSeconds >= 0.06 * double(slow));
 }
 
 QTEST_GUILESS_MAIN(TstSqliteFaults)
