@@ -4,8 +4,10 @@
 # from the start and the loaded minutes alternate (disk, memory, disk, ...), so both see the same
 # machine: on a shared machine whose speed drifts by half within an hour, two halves run one
 # after the other compare the drift, not the modes. Per loaded minute: requests/s, p50, p99, the
-# service's CPU time per request, RSS and the database's size (file + WAL). Then a filtered
-# ledger query's time.
+# service's CPU time per request, RSS and the database's size (file + WAL), requests per commit
+# and the bound 99 % of the minute's commits stayed within, in ms (the durable path's own share
+# of p99, from the service's commit-duration histogram). Then a filtered ledger query's time,
+# and where the database's size is (each file, its WAL, its free pages and partitions).
 #   MINUTES=10      loaded minutes per mode (the run takes twice as long)
 #   PREFILL=N       first fill the on-disk ledger with N events (tests/bench/prefill_ledger.py)
 #                   and keep them (retention raised above N)
@@ -72,10 +74,23 @@ commits() { # mode: the store's commits so far (nothing in memory)
   curl -s "http://127.0.0.1:${ports[$1]}/metrics" | awk '/^leasehold_store_batches_total/ {print $2}'
 }
 
+commit_times() { # mode: the commit-duration histogram so far, "bound count" per line
+  curl -s "http://127.0.0.1:${ports[$1]}/metrics" |
+    sed -n 's/^leasehold_store_commit_duration_seconds_bucket{le="\([^"]*\)"} /\1 /p'
+}
+
+commit_p99() { # before after: the bound 99 % of the commits between them stayed within, in ms
+  paste -d' ' <(echo "$1") <(echo "$2") | awk '{ b[NR] = $1; n[NR] = $4 - $2 }
+    END { if (NR == 0 || n[NR] == 0) { print "-"; exit }
+          for (i = 1; i <= NR; i++) if (n[i] >= 0.99 * n[NR]) {
+            if (b[i] == "+Inf") print ">5000"; else printf "%g\n", b[i] * 1000; exit } }'
+}
+
 minute() { # mode m: one loaded minute, one row
-  local mode=$1 m=$2 data="$work/$1" line rps p50 p99 rss db before cpu batches per
+  local mode=$1 m=$2 data="$work/$1" line rps p50 p99 rss db before cpu batches per times
   before=$(cpu_ticks "${pids[$mode]}")
   batches=$(commits "$mode")
+  times=$(commit_times "$mode")
   line=$(wrk -t2 -c50 -d"${slice}s" -s "$here/http/acquire_release.lua" \
     "http://127.0.0.1:${ports[$mode]}" | tail -1)
   rps=$(awk '{print $2}' <<<"$line"); p50=$(awk '{print $4}' <<<"$line"); p99=$(awk '{print $7}' <<<"$line")
@@ -88,7 +103,9 @@ minute() { # mode m: one loaded minute, one row
   # Requests per commit (one fsync each): what group commit gathers.
   per=$(awk -v b0="${batches:-0}" -v b1="$(commits "$mode")" -v r="$rps" -v s="$slice" \
     'BEGIN { if (b1 > b0) printf "%.1f", r * s / (b1 - b0); else print "-" }')
-  printf '%-7s %6s %10s %8s %8s %10s %8s %10s %10s\n' "$mode" "$m" "$rps" "$p50" "$p99" "$cpu" "$rss" "${db:-0}" "$per"
+  # The durable path's own share: 99 % of this minute's commits took at most this long.
+  times=$(commit_p99 "$times" "$(commit_times "$mode")")
+  printf '%-7s %6s %10s %8s %8s %10s %8s %10s %10s %10s\n' "$mode" "$m" "$rps" "$p50" "$p99" "$cpu" "$rss" "${db:-0}" "$per" "$times"
   echo "$mode $m $rps $p99 $cpu" >> "$work/rates"
 }
 
@@ -101,17 +118,37 @@ ledger_query() {
   done
 }
 
+files() { # mode: where its database's size is: each file, its WAL, free pages and partitions
+  local data="$work/$1" f
+  for f in "$data"/leasehold.db "$data"/leasehold-ledger.db; do
+    [ -f "$f" ] || continue
+    python3 - "$f" <<'PY'
+import os, sqlite3, sys
+path = sys.argv[1]
+db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+pages, free, size = (db.execute("PRAGMA " + p).fetchone()[0]
+                     for p in ("page_count", "freelist_count", "page_size"))
+parts = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                   "name GLOB 'ledger_p[0-9]*'").fetchone()[0]
+wal = os.path.getsize(path + "-wal") if os.path.exists(path + "-wal") else 0
+print("%-20s %7.1f MiB, %5.1f %% free pages, WAL %6.1f MiB, %d partitions" % (
+    os.path.basename(path), pages * size / 2**20, 100.0 * free / max(pages, 1), wal / 2**20, parts))
+PY
+  done
+}
+
 for mode in "${modes[@]}"; do start "$mode"; done
 # Whatever the machine still has to write back (a 5 GB prefill, files deleted just before) is
 # written now: its writeback held the first minute's fsyncs for up to a second (p99 300 ms).
 sync
-printf '%-7s %6s %10s %8s %8s %10s %8s %10s %10s\n' mode minute "requests/s" "p50 ms" "p99 ms" "CPU us/req" "RSS MiB" "db MiB" "req/commit"
+printf '%-7s %6s %10s %8s %8s %10s %8s %10s %10s %10s\n' mode minute "requests/s" "p50 ms" "p99 ms" "CPU us/req" "RSS MiB" "db MiB" "req/commit" "commit p99"
 if [ -n "${SEQUENTIAL:-}" ]; then
   for mode in "${modes[@]}"; do for m in $(seq "$minutes"); do minute "$mode" "$m"; done; done
 else
   for m in $(seq "$minutes"); do for mode in "${modes[@]}"; do minute "$mode" "$m"; done; done
 fi
 [ -n "${ports[disk]:-}" ] && ledger_query
+for mode in "${modes[@]}"; do [[ $mode == disk* ]] && files "$mode"; done
 for mode in "${modes[@]}"; do kill "${pids[$mode]}"; wait "${pids[$mode]}" 2>/dev/null || true; done
 [ "${#modes[@]}" -gt 1 ] || exit 0
 awk -v order="${modes[*]}" '{ sum[$1] += $3; n[$1]++; if ($2 == 1) first[$1] = $3; last[$1] = $3;
