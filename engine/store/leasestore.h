@@ -34,6 +34,7 @@ struct StoreStats
     std::uint64_t archivedParts = 0;   // partitions moved there since the start
     std::uint64_t archiveFailures = 0; // attempts to move one that failed (logged, retried)
     CommitTimes::Counts commitTimes;   // how long the committed batches took
+    std::uint64_t wakes = 0;           // commits that woke the engine thread's loop to say so
 };
 
 // Whether the store can make changes durable now. A degraded store keeps retrying on its own

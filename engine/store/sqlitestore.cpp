@@ -4,6 +4,7 @@
 #include "sqlitestore.h"
 #include "threadname.h"
 
+#include <QAbstractEventDispatcher>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLoggingCategory>
@@ -362,6 +363,8 @@ std::optional<StoredState> SqliteStore::load(std::string *error)
 std::uint64_t SqliteStore::submit(StoreOps &ops)
 {
     const std::uint64_t ticket = ++m_submitted;
+    // The engine thread is at work: its loop looks at what became durable before it can sleep.
+    m_engineMaySleep.store(false, std::memory_order_relaxed);
     Chunk chunk{ticket, std::move(ops)}; // leaves `ops` empty
     bool wake = false;
     {
@@ -392,6 +395,37 @@ std::uint64_t SqliteStore::submit(StoreOps &ops)
 void SqliteStore::setDurableCallback(std::function<void(std::uint64_t)> callback)
 {
     m_onDurable = std::move(callback);
+    followTurns();
+}
+
+void SqliteStore::followTurns()
+{
+    // Qt's own dispatcher (headless) signals each turn: awake() as it starts, aboutToBlock()
+    // before a wait. GLib's signals them per processEvents() call, which may sleep many times
+    // over, so under it every commit wakes the loop.
+    QAbstractEventDispatcher *loop = QAbstractEventDispatcher::instance(thread());
+    if (m_followingTurns || !loop || !loop->inherits("QEventDispatcherUNIX"))
+        return;
+    connect(loop, &QAbstractEventDispatcher::awake, this, [this] {
+        m_engineMaySleep.store(false, std::memory_order_relaxed);
+        deliverDurable();
+    });
+    connect(loop, &QAbstractEventDispatcher::aboutToBlock, this, [this] {
+        // Set before the look: a commit that ends after the look sees it and wakes the loop.
+        m_engineMaySleep.store(true);
+        deliverDurable();
+    });
+    m_followingTurns.store(true);
+}
+
+void SqliteStore::deliverDurable()
+{
+    const std::uint64_t ticket = m_durable.load();
+    if (ticket <= m_delivered)
+        return;
+    m_delivered = ticket;
+    if (m_onDurable)
+        m_onDurable(ticket);
 }
 
 void SqliteStore::setHealthCallback(std::function<void(const StoreHealth &)> callback)
@@ -504,6 +538,7 @@ StoreStats SqliteStore::stats() const
     StoreStats s;
     s.submitted = m_submitted;
     s.durable = m_durable.load();
+    s.wakes = m_wakes.load();
     s.batches = m_batches.load();
     s.droppedEvents = m_dropped.load();
     s.failedBatches = m_failed.load();

@@ -166,6 +166,17 @@ private:
     bool m_stuck = false;
 
     std::uint64_t m_submitted = 0; // engine thread
+    // Durability reaches the engine thread at the start of its next event-loop turn. The
+    // writer wakes the loop with a queued call only when it may be asleep: from its last
+    // aboutToBlock() until its next submission. Under load the thread is at work when a commit
+    // ends, so most commits cost it no wake-up. Where the loop's turns cannot be followed (a
+    // GLib dispatcher, under the console), every commit wakes it.
+    void followTurns();
+    void deliverDurable();
+    std::uint64_t m_delivered = 0;             // engine thread
+    std::atomic<bool> m_followingTurns{false}; // set once by the engine thread
+    std::atomic<bool> m_engineMaySleep{false};
+    std::atomic<std::uint64_t> m_wakes{0};
     std::atomic<std::uint64_t> m_durable{0};
     std::atomic<std::uint64_t> m_batches{0};
     CommitTimes m_commitTimes; // filled by the writer thread

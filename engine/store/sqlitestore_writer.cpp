@@ -170,13 +170,12 @@ void SqliteStore::writerLoop()
                 if (m_archiver)
                     m_archiver->poke();
             }
-            QMetaObject::invokeMethod(
-                this,
-                [this, ticket] {
-                    if (m_onDurable)
-                        m_onDurable(ticket);
-                },
-                Qt::QueuedConnection);
+            // The answers go out at the engine thread's next turn; one that may be asleep is
+            // woken for them (followTurns).
+            if (!m_followingTurns.load() || m_engineMaySleep.exchange(false)) {
+                m_wakes.fetch_add(1, std::memory_order_relaxed);
+                QMetaObject::invokeMethod(this, &SqliteStore::deliverDurable, Qt::QueuedConnection);
+            }
             // Upkeep after the answer is on its way: retention now and then, and dropping a
             // partition the archiver has copied while nothing waits (or every 64 batches, so it
             // never starves).

@@ -1,13 +1,16 @@
 // The store's writer as the engine thread sees it. Group commit: under a stream of decisions
 // the writer waits out a short window before each batch, so one fsync covers more of them; a
 // lone decision is never held back, and a full batch does not wait for the window to end. And
-// the buffers decisions travel in come back to the engine thread for reuse.
+// the buffers decisions travel in come back to the engine thread for reuse. Durability reaches
+// the engine thread at its loop's next turn, waking the loop only when it may be asleep.
 
 #include "sqlitestore.h"
 
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <cmath>
 
@@ -23,6 +26,8 @@ private slots:
     void aStreamSharesItsCommits();
     void aFullBatchDoesNotWaitOutTheWindow();
     void buffersComeBackForReuse();
+    void aBusyLoopLearnsOfDurabilityWithoutAWakeUp();
+    void aSleepingLoopIsWoken();
 
 private:
     struct Opened
@@ -179,5 +184,50 @@ void TstStoreWriter::buffersComeBackForReuse()
     QCOMPARE(events[2].kind, EventKind::Expired);
 }
 
-QTEST_MAIN(TstStoreWriter)
+void TstStoreWriter::aBusyLoopLearnsOfDurabilityWithoutAWakeUp()
+{
+    // The engine thread's loop turns without ever sleeping (processEvents() never waits), as
+    // under load: each turn looks at what became durable, and no commit posts a wake-up.
+    auto o = open(0);
+    QElapsedTimer waited;
+    waited.start();
+    for (std::uint64_t seq = 1; seq <= 50; ++seq) {
+        StoreOps ops = decision(seq);
+        const std::uint64_t ticket = o->store->submit(ops);
+        while (o->durable < ticket && waited.elapsed() < 20'000)
+            QCoreApplication::processEvents();
+        QCOMPARE(o->durable, ticket);
+    }
+    QCOMPARE(o->store->stats().batches, 50u); // one commit each, every one seen by a turn
+    QCOMPARE(o->store->stats().wakes, 0u);
+}
+
+void TstStoreWriter::aSleepingLoopIsWoken()
+{
+    // The long batch commits for tens of milliseconds; the loop is asleep long before it ends,
+    // with nothing else to wake it for 30 s: only the writer's wake-up brings the answer.
+    auto o = open(0);
+    std::uint64_t seq = 0;
+    StoreOps bulk = longBatch(seq);
+    const std::uint64_t ticket = o->store->submit(bulk);
+    QEventLoop loop;
+    o->store->setDurableCallback([&](std::uint64_t t) {
+        o->durable = t;
+        loop.quit();
+    });
+    QTimer::singleShot(30'000, &loop, &QEventLoop::quit);
+    loop.exec();
+    QCOMPARE(o->durable, ticket);
+    QCOMPARE(o->store->stats().wakes, 1u);
+}
+
+// The service's engine thread runs Qt's own dispatcher (app/main.cpp), whose turns the store
+// follows; GLib's, QtTest's default here, is not followed.
+int main(int argc, char *argv[])
+{
+    qputenv("QT_NO_GLIB", "1");
+    QCoreApplication app(argc, argv);
+    TstStoreWriter test;
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_storewriter.moc"
