@@ -59,7 +59,7 @@ public:
         // the next one starts no sooner than this after it started (or once maxBatch ops are
         // queued), so one fsync covers more decisions. A decision arriving at an idle writer is
         // committed at once. 0: never wait.
-        int commitWindowUs = 1000;
+        int commitWindowUs = 250;
         int retryMinMs = 10;       // back-off after a failed commit, doubling...
         int retryMaxMs = 1000;     // ...up to this
         int closeTimeoutMs = 3000; // how long close() keeps retrying a refusing disk
