@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package Leasehold needs to build, run and test. Idempotent: when all
 # of them are present it does nothing (and needs no network).
+#   --bench   also what the benchmarks in tests/bench drive the service with (wrk, valgrind's
+#             callgrind, redis for the HTTP comparison); the test run needs none of them
 set -euo pipefail
 
 packages=(
@@ -13,6 +15,11 @@ packages=(
     etcd-server etcd-client openssl
     desktop-file-utils appstream librsvg2-bin dpkg-dev
 )
+case "${1:-}" in
+    "") ;;
+    --bench) packages+=(wrk valgrind redis-server redis-tools) ;;
+    *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -31,7 +31,7 @@ minutes=${MINUTES:-10}
 prefill=${PREFILL:-0}
 slice=${SLICE:-60}
 modes=(${MODES:-disk memory})
-command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)"; exit 2; }
+command -v wrk >/dev/null || { echo "install wrk: ./packaging/install-deps.sh --bench"; exit 2; }
 work=$(mktemp -d)
 if [ -n "${KEEP:-}" ]; then
   echo "scratch folder: $work"

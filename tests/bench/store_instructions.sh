@@ -7,6 +7,7 @@
 set -euo pipefail
 build=${1:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 n=${2:-20000}
+command -v valgrind >/dev/null || { echo "install valgrind: ./packaging/install-deps.sh --bench"; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # Only what the engine thread does for the pairs: the engine calls and the host's alarm and

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../../build}
 kills=${2:-20}
 duration=${DURATION:-10s}
-command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)"; exit 2; }
+command -v wrk >/dev/null || { echo "install wrk: ./packaging/install-deps.sh --bench"; exit 2; }
 command -v etcd >/dev/null || { echo "install etcd-server"; exit 2; }
 data=$(mktemp -d)
 # Instances started inside $(start ...) are not this shell's jobs: their pid files name them.

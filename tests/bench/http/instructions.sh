@@ -14,6 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../../build}
 n=${N:-4000}
 connections=${CONNECTIONS:-1}
+command -v valgrind >/dev/null || { echo "install valgrind: ./packaging/install-deps.sh --bench"; exit 2; }
 for which in leasehold in-memory bare; do
   data=$(mktemp -d)
   if [ "$which" = leasehold ]; then
