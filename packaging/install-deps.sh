@@ -2,7 +2,9 @@
 # Installs every Debian 12 package Leasehold needs to build, run and test. Idempotent: when all
 # of them are present it does nothing (and needs no network).
 #   --bench   also what the benchmarks in tests/bench drive the service with (wrk, valgrind's
-#             callgrind, redis for the HTTP comparison); the test run needs none of them
+#             callgrind); the test run needs neither. Not redis: tests/bench/http/run.sh adds
+#             its comparison only when redis is present, and Debian's package leaves a redis
+#             server enabled at boot, which a bench must not do to a developer's machine
 set -euo pipefail
 
 packages=(
@@ -17,7 +19,7 @@ packages=(
 )
 case "${1:-}" in
     "") ;;
-    --bench) packages+=(wrk valgrind redis-server redis-tools) ;;
+    --bench) packages+=(wrk valgrind) ;;
     *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
 esac
 
