@@ -6,8 +6,11 @@
 # after the other compare the drift, not the modes. Per loaded minute: requests/s, p50, p99, the
 # service's CPU time per request, RSS and the database's size (file + WAL), requests per commit
 # and the bound 99 % of the minute's commits stayed within, in ms (the durable path's own share
-# of p99, from the service's commit-duration histogram). Then a filtered ledger query's time,
-# and where the database's size is (each file, its WAL, its free pages and partitions).
+# of p99, from the service's commit-duration histogram), and what the machine did meanwhile:
+# the share of its CPU time the hypervisor stole and of the time some task waited for I/O
+# (/proc/pressure/io), which tell a slow minute of the machine from one of the service. Then a
+# filtered ledger query's time, and where the database's size is (each file, its WAL, its free
+# pages and partitions). Each service's log stays in the scratch folder, whose path comes first.
 #   MINUTES=10      loaded minutes per mode (the run takes twice as long)
 #   PREFILL=N       first fill the on-disk ledger with N events (tests/bench/prefill_ledger.py)
 #                   and keep them (retention raised above N)
@@ -20,7 +23,7 @@
 #                   and its own binary in BINARY_<mode>, so two builds are compared side by side,
 #                   e.g. MODES="disk diskold memory" BINARY_diskold=/tmp/leasehold-before
 #   SEQUENTIAL=1    all minutes of one mode, then all of the next (the former layout)
-#   KEEP=1          keep the scratch folder (each mode's database and log) and print its path
+#   KEEP=1          keep the databases too (by default only the logs stay)
 #   SLICE=60        seconds in a "minute" (shorter only to try the script out)
 # Usage: tests/bench/steady_state.sh [build-dir]
 set -euo pipefail
@@ -33,11 +36,11 @@ slice=${SLICE:-60}
 modes=(${MODES:-disk memory})
 command -v wrk >/dev/null || { echo "install wrk: ./packaging/install-deps.sh --bench"; exit 2; }
 work=$(mktemp -d)
+echo "scratch folder: $work"
 if [ -n "${KEEP:-}" ]; then
-  echo "scratch folder: $work"
   trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
-else
-  trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+else # the databases are gigabytes after a pre-fill; the logs explain a bad minute
+  trap 'kill $(jobs -p) 2>/dev/null || true; rm -f "$work"/*/leasehold*.db*' EXIT
 fi
 
 port_of() { for _ in $(seq 600); do grep -qo 'listening http://[^ ]*' "$1" && break; sleep 0.1; done
@@ -69,17 +72,23 @@ start() { # mode: starts its service (pre-filled first when asked)
 }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # user + system, in clock ticks
+steal() { awk '/^cpu / {print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }
+io_waited() { awk '/^some/ {sub("total=", "", $5); print $5}' /proc/pressure/io 2>/dev/null || echo 0; }
 
 commits() { # mode: the store's commits so far (nothing in memory)
   curl -s "http://127.0.0.1:${ports[$1]}/metrics" | awk '/^leasehold_store_batches_total/ {print $2}'
 }
 
-commit_times() { # mode: the commit-duration histogram so far, "bound count" per line
+histogram() { # mode name: a histogram in /metrics so far, "bound count" per line
   curl -s "http://127.0.0.1:${ports[$1]}/metrics" |
-    sed -n 's/^leasehold_store_commit_duration_seconds_bucket{le="\([^"]*\)"} /\1 /p'
+    sed -n "s/^leasehold_$2_bucket{le=\"\\([^\"]*\\)\"} /\\1 /p"
 }
+commit_times() { histogram "$1" store_commit_duration_seconds; }
+# Request to answer as the service timed it (a monotonic clock): beside wrk's p99 (wall clock,
+# and the client's side too) it tells a slow service from a slow client or a clock that jumped.
+served_times() { histogram "$1" http_request_duration_seconds; }
 
-commit_p99() { # before after: the bound 99 % of the commits between them stayed within, in ms
+p99_of() { # before after: the bound 99 % of the counts between them stayed within, in ms
   paste -d' ' <(echo "$1") <(echo "$2") | awk '{ b[NR] = $1; n[NR] = $4 - $2 }
     END { if (NR == 0 || n[NR] == 0) { print "-"; exit }
           for (i = 1; i <= NR; i++) if (n[i] >= 0.99 * n[NR]) {
@@ -88,9 +97,13 @@ commit_p99() { # before after: the bound 99 % of the commits between them stayed
 
 minute() { # mode m: one loaded minute, one row
   local mode=$1 m=$2 data="$work/$1" line rps p50 p99 rss db before cpu batches per times
+  local stole io served
   before=$(cpu_ticks "${pids[$mode]}")
+  stole=$(steal)
+  io=$(io_waited)
   batches=$(commits "$mode")
   times=$(commit_times "$mode")
+  served=$(served_times "$mode")
   line=$(wrk -t2 -c50 -d"${slice}s" -s "$here/http/acquire_release.lua" \
     "http://127.0.0.1:${ports[$mode]}" | tail -1)
   rps=$(awk '{print $2}' <<<"$line"); p50=$(awk '{print $4}' <<<"$line"); p99=$(awk '{print $7}' <<<"$line")
@@ -104,8 +117,14 @@ minute() { # mode m: one loaded minute, one row
   per=$(awk -v b0="${batches:-0}" -v b1="$(commits "$mode")" -v r="$rps" -v s="$slice" \
     'BEGIN { if (b1 > b0) printf "%.1f", r * s / (b1 - b0); else print "-" }')
   # The durable path's own share: 99 % of this minute's commits took at most this long.
-  times=$(commit_p99 "$times" "$(commit_times "$mode")")
-  printf '%-7s %6s %10s %8s %8s %10s %8s %10s %10s %10s\n' "$mode" "$m" "$rps" "$p50" "$p99" "$cpu" "$rss" "${db:-0}" "$per" "$times"
+  times=$(p99_of "$times" "$(commit_times "$mode")")
+  served=$(p99_of "$served" "$(served_times "$mode")")
+  # The machine: % of CPU time stolen by the hypervisor, % of the minute some task waited on I/O.
+  stole=$(awk -v a="$stole" -v b="$(steal)" 'BEGIN { split(a, x, " "); split(b, y, " ")
+    printf "%.1f", (y[2] > x[2] ? 100 * (y[1] - x[1]) / (y[2] - x[2]) : 0) }')
+  io=$(awk -v a="$io" -v b="$(io_waited)" -v s="$slice" 'BEGIN { printf "%.1f", (b - a) / s / 1e4 }')
+  printf "$row" "$mode" "$m" "$rps" "$p50" "$p99" "$served" "$cpu" "$rss" "${db:-0}" "$per" \
+    "$times" "$stole" "$io"
   echo "$mode $m $rps $p99 $cpu" >> "$work/rates"
 }
 
@@ -141,7 +160,9 @@ for mode in "${modes[@]}"; do start "$mode"; done
 # Whatever the machine still has to write back (a 5 GB prefill, files deleted just before) is
 # written now: its writeback held the first minute's fsyncs for up to a second (p99 300 ms).
 sync
-printf '%-7s %6s %10s %8s %8s %10s %8s %10s %10s %10s\n' mode minute "requests/s" "p50 ms" "p99 ms" "CPU us/req" "RSS MiB" "db MiB" "req/commit" "commit p99"
+row='%-7s %6s %10s %7s %7s %10s %10s %7s %6s %10s %10s %7s %5s\n'
+printf "$row" mode minute "requests/s" "p50 ms" "p99 ms" "served p99" "CPU us/req" "RSS MiB" \
+  "db MiB" "req/commit" "commit p99" "steal %" "I/O %"
 if [ -n "${SEQUENTIAL:-}" ]; then
   for mode in "${modes[@]}"; do for m in $(seq "$minutes"); do minute "$mode" "$m"; done; done
 else
