@@ -14,7 +14,7 @@ build=${1:-$here/../../../build}
 kills=${2:-20}
 duration=${DURATION:-10s}
 command -v wrk >/dev/null || { echo "install wrk: ./packaging/install-deps.sh --bench"; exit 2; }
-command -v etcd >/dev/null || { echo "install etcd-server"; exit 2; }
+command -v etcd >/dev/null || { echo "install etcd: ./packaging/install-deps.sh"; exit 2; }
 data=$(mktemp -d)
 # Instances started inside $(start ...) are not this shell's jobs: their pid files name them.
 trap '{ kill -9 $(jobs -p) $(cat "$data"/*.pid 2>/dev/null); wait; } 2>/dev/null; rm -rf "$data"' EXIT
