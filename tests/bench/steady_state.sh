@@ -3,10 +3,12 @@
 # MINUTES loaded minutes, beside the same with --in-memory, in one sitting. Both services run
 # from the start and the loaded minutes alternate (disk, memory, disk, ...), so both see the same
 # machine: on a shared machine whose speed drifts by half within an hour, two halves run one
-# after the other compare the drift, not the modes. Per loaded minute: requests/s, p50, p99, the
-# service's CPU time per request, RSS and the database's size (file + WAL), requests per commit
-# and the bound 99 % of the minute's commits stayed within, in ms (the durable path's own share
-# of p99, from the service's commit-duration histogram), and what the machine did meanwhile:
+# after the other compare the drift, not the modes. Per loaded minute: requests/s, p50 and p99
+# as wrk saw them, the bound 99 % of the requests stayed within as the service timed them (its
+# request-duration histogram, in ms), the service's CPU time per request, RSS and the
+# database's size (file + WAL), requests per commit and the bound 99 % of the minute's commits
+# stayed within, in ms (the durable path's own share of p99, from the service's commit-duration
+# histogram), and what the machine did meanwhile:
 # the share of its CPU time the hypervisor stole and of the time some task waited for I/O
 # (/proc/pressure/io), which tell a slow minute of the machine from one of the service. Then a
 # filtered ledger query's time, and where the database's size is (each file, its WAL, its free
