@@ -74,16 +74,20 @@ start() { # mode: starts its service (pre-filled first when asked)
 }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # user + system, in clock ticks
-steal() { awk '/^cpu / {print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }
-io_waited() { awk '/^some/ {sub("total=", "", $5); print $5}' /proc/pressure/io 2>/dev/null || echo 0; }
-
-commits() { # mode: the store's commits so far (nothing in memory)
-  curl -s "http://127.0.0.1:${ports[$1]}/metrics" | awk '/^leasehold_store_batches_total/ {print $2}'
+machine() { # "stolen total" CPU ticks and the µs some task waited on I/O, so far
+  awk '/^cpu / {printf "%s %s ", $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat
+  (awk '/^some/ {sub("total=", "", $5); print $5}' /proc/pressure/io 2>/dev/null || echo 0)
+}
+machine_share() { # before after: "% of CPU time stolen, % of the time some task waited on I/O"
+  awk -v a="$1" -v b="$2" -v s="$slice" 'BEGIN { split(a, x, " "); split(b, y, " ")
+    printf "%.1f %.1f", (y[2] > x[2] ? 100 * (y[1] - x[1]) / (y[2] - x[2]) : 0),
+           (y[3] - x[3]) / s / 1e4 }'
 }
 
-histogram() { # mode name: a histogram in /metrics so far, "bound count" per line
-  curl -s "http://127.0.0.1:${ports[$1]}/metrics" |
-    sed -n "s/^leasehold_$2_bucket{le=\"\\([^\"]*\\)\"} /\\1 /p"
+metrics() { curl -s "http://127.0.0.1:${ports[$1]}/metrics"; } # mode
+commits() { awk '/^leasehold_store_batches_total/ {print $2}' <<<"$1"; } # metrics: so far
+histogram() { # metrics name: a histogram so far, "bound count" per line
+  sed -n "s/^leasehold_$2_bucket{le=\"\\([^\"]*\\)\"} /\\1 /p" <<<"$1"
 }
 commit_times() { histogram "$1" store_commit_duration_seconds; }
 # Request to answer as the service timed it (a monotonic clock): beside wrk's p99 (wall clock,
@@ -98,16 +102,14 @@ p99_of() { # before after: the bound 99 % of the counts between them stayed with
 }
 
 minute() { # mode m: one loaded minute, one row
-  local mode=$1 m=$2 data="$work/$1" line rps p50 p99 rss db before cpu batches per times
-  local stole io served
+  local mode=$1 m=$2 data="$work/$1" line rps p50 p99 rss db before cpu per shares
+  local was now machine0
   before=$(cpu_ticks "${pids[$mode]}")
-  stole=$(steal)
-  io=$(io_waited)
-  batches=$(commits "$mode")
-  times=$(commit_times "$mode")
-  served=$(served_times "$mode")
+  machine0=$(machine)
+  was=$(metrics "$mode")
   line=$(wrk -t2 -c50 -d"${slice}s" -s "$here/http/acquire_release.lua" \
     "http://127.0.0.1:${ports[$mode]}" | tail -1)
+  now=$(metrics "$mode")
   rps=$(awk '{print $2}' <<<"$line"); p50=$(awk '{print $4}' <<<"$line"); p99=$(awk '{print $7}' <<<"$line")
   # The service's CPU time per request (all its threads): the machine's neighbours move it far
   # less than they move requests/s.
@@ -116,17 +118,14 @@ minute() { # mode m: one loaded minute, one row
   rss=$(awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/${pids[$mode]}/status")
   db=$( (du -cm "$data"/leasehold*.db* 2>/dev/null || true) | tail -1 | awk '{print $1}')
   # Requests per commit (one fsync each): what group commit gathers.
-  per=$(awk -v b0="${batches:-0}" -v b1="$(commits "$mode")" -v r="$rps" -v s="$slice" \
+  per=$(awk -v b0="$(commits "$was")" -v b1="$(commits "$now")" -v r="$rps" -v s="$slice" \
     'BEGIN { if (b1 > b0) printf "%.1f", r * s / (b1 - b0); else print "-" }')
-  # The durable path's own share: 99 % of this minute's commits took at most this long.
-  times=$(p99_of "$times" "$(commit_times "$mode")")
-  served=$(p99_of "$served" "$(served_times "$mode")")
-  # The machine: % of CPU time stolen by the hypervisor, % of the minute some task waited on I/O.
-  stole=$(awk -v a="$stole" -v b="$(steal)" 'BEGIN { split(a, x, " "); split(b, y, " ")
-    printf "%.1f", (y[2] > x[2] ? 100 * (y[1] - x[1]) / (y[2] - x[2]) : 0) }')
-  io=$(awk -v a="$io" -v b="$(io_waited)" -v s="$slice" 'BEGIN { printf "%.1f", (b - a) / s / 1e4 }')
-  printf "$row" "$mode" "$m" "$rps" "$p50" "$p99" "$served" "$cpu" "$rss" "${db:-0}" "$per" \
-    "$times" "$stole" "$io"
+  # The machine meanwhile: what the hypervisor stole, how long some task waited on I/O.
+  shares=$(machine_share "$machine0" "$(machine)")
+  # The served p99, and the commits' own (the durable path's share of p99): bounds in ms.
+  printf "$row" "$mode" "$m" "$rps" "$p50" "$p99" \
+    "$(p99_of "$(served_times "$was")" "$(served_times "$now")")" "$cpu" "$rss" "${db:-0}" \
+    "$per" "$(p99_of "$(commit_times "$was")" "$(commit_times "$now")")" $shares
   echo "$mode $m $rps $p99 $cpu" >> "$work/rates"
 }
 
