@@ -379,6 +379,7 @@ std::uint64_t SqliteStore::submit(StoreOps &ops)
         m_queuedEvents += chunk.ops.events();
         m_queuedOps += chunk.ops.size();
         m_queue.push_back(std::move(chunk)); // an empty chunk still brings its ticket back
+        m_engineIdle = false;                // and may bring more before it next goes idle
         if (!m_spare.empty()) {
             ops = std::move(m_spare.back());
             m_spare.pop_back();
@@ -414,6 +415,16 @@ void SqliteStore::followTurns()
         // Set before the look: a commit that ends after the look sees it and wakes the loop.
         m_engineMaySleep.store(true);
         deliverDurable();
+        // Nothing more comes until answers go out: a writer gathering for its commit window
+        // would wait for changes still on their way to clients, so it commits now.
+        bool gathering = false;
+        {
+            std::lock_guard lock(m_mutex);
+            m_engineIdle = true;
+            gathering = m_writerGathering;
+        }
+        if (gathering)
+            m_wake.notify_one();
     });
     m_followingTurns.store(true);
 }

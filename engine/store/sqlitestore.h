@@ -28,12 +28,13 @@ namespace leasehold {
 // transaction, so one fsync covers every decision in the batch (group commit); then it reports
 // the batch's highest ticket to the engine thread. The engine thread only appends to the queue
 // and reads the ledger through its own connection (WAL lets it read while the writer writes).
-// Under a steady stream the writer waits out a short commit window before each batch, so a batch
-// gathers more decisions per fsync (commitWindowUs). A batch that fails to commit is retried with
-// back-off, never skipped: nothing is reported durable that is not. The first failure reports the
-// store degraded (disk full, I/O error, read-only, locked); the first commit after it reports it
-// healthy again. close() gives up on a disk that keeps refusing after `closeTimeoutMs` and says how
-// much it could not write.
+// Under a steady stream from a busy engine thread the writer waits out a short commit window
+// before each batch, so a batch gathers more decisions per fsync (commitWindowUs); once the engine
+// thread's loop goes idle nothing more is coming and the window ends. A batch that fails to commit
+// is retried with back-off, never skipped: nothing is reported durable that is not. The first
+// failure reports the store degraded (disk full, I/O error, read-only, locked); the first commit
+// after it reports it healthy again. close() gives up on a disk that keeps refusing after
+// `closeTimeoutMs` and says how much it could not write.
 //
 // The ledger is partitioned (ledgerparts.h): appends touch one unindexed table, sealed
 // partitions get their read indexes while the writer is idle, retention drops whole partitions
@@ -57,8 +58,9 @@ public:
         int checkpointEveryMs = 200;          // how often the reader thread checkpoints the WAL
         // Group commit under a stream of decisions: when the last commit found more waiting,
         // the next one starts no sooner than this after it started (or once maxBatch ops are
-        // queued), so one fsync covers more decisions. A decision arriving at an idle writer is
-        // committed at once. 0: never wait.
+        // queued, or the engine thread's loop goes idle: see followTurns), so one fsync covers
+        // more decisions. A decision arriving at an idle writer is committed at once. 0: never
+        // wait.
         int commitWindowUs = 250;
         int retryMinMs = 10;       // back-off after a failed commit, doubling...
         int retryMaxMs = 1000;     // ...up to this
@@ -158,7 +160,8 @@ private:
     std::size_t m_queuedOps = 0;
     bool m_stopping = false;
     bool m_writerWaiting = false;   // only then does a submission need to wake it
-    bool m_writerGathering = false; // in a commit window: wake it once a batch is full
+    bool m_writerGathering = false; // in a commit window: wake it once a batch is full...
+    bool m_engineIdle = false;      // ...or once the engine thread goes idle (followTurns)
     bool m_writerExited = false;
     std::condition_variable m_exited;
     std::chrono::steady_clock::time_point m_closeDeadline;

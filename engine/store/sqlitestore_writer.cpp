@@ -111,7 +111,7 @@ void SqliteStore::writerLoop()
                     // some waiting); one fsync for all that arrive within the window.
                     m_writerGathering = true;
                     m_wake.wait_until(lock, lastStart + window, [this] {
-                        return m_stopping || m_queuedOps >= m_options.maxBatch;
+                        return m_stopping || m_engineIdle || m_queuedOps >= m_options.maxBatch;
                     });
                     m_writerGathering = false;
                 }

@@ -1,6 +1,7 @@
 // The store's writer as the engine thread sees it. Group commit: under a stream of decisions
-// the writer waits out a short window before each batch, so one fsync covers more of them; a
-// lone decision is never held back, and a full batch does not wait for the window to end. And
+// from a busy engine thread the writer waits out a short window before each batch, so one fsync
+// covers more of them; a lone decision is never held back, a full batch does not wait for the
+// window to end, and neither does a batch once the engine thread's loop goes idle. And
 // the buffers decisions travel in come back to the engine thread for reuse. Durability reaches
 // the engine thread at its loop's next turn, waking the loop only when it may be asleep.
 
@@ -25,6 +26,7 @@ private slots:
     void aLoneDecisionIsCommittedAtOnce();
     void aStreamSharesItsCommits();
     void aFullBatchDoesNotWaitOutTheWindow();
+    void anIdleLoopEndsTheWindow();
     void buffersComeBackForReuse();
     void aBusyLoopLearnsOfDurabilityWithoutAWakeUp();
     void aSleepingLoopIsWoken();
@@ -108,14 +110,19 @@ void TstStoreWriter::aStreamSharesItsCommits()
     std::uint64_t seq = 0;
     StoreOps bulk = longBatch(seq);
     o->store->submit(bulk);
-    // 100 decisions, one every 2 ms, while the long batch commits and after.
+    // 100 decisions, one every 2 ms, while the long batch commits and after. The loop turns
+    // without sleeping meanwhile (processEvents() never waits), as an engine thread under load
+    // does: an idle one would end each window (anIdleLoopEndsTheWindow).
     QElapsedTimer stream;
     stream.start();
     std::uint64_t last = 0;
     for (int i = 0; i < 100; ++i) {
         StoreOps ops = decision(++seq);
         last = o->store->submit(ops);
-        QTest::qWait(2);
+        QElapsedTimer gap;
+        gap.start();
+        while (gap.elapsed() < 2)
+            QCoreApplication::processEvents();
     }
     const qint64 streamMs = stream.elapsed();
     QVERIFY(QTest::qWaitFor([&] { return o->durable >= last; }, 30'000));
@@ -151,6 +158,35 @@ void TstStoreWriter::aFullBatchDoesNotWaitOutTheWindow()
     QVERIFY(QTest::qWaitFor([&] { return o->durable >= last; }, 20'000));
     QCOMPARE(o->store->ledger(20'000, 1000, {}).size(), 100u);
     QCOMPARE(o->store->stats().batches, 101u); // the long batch, then one per decision
+}
+
+void TstStoreWriter::anIdleLoopEndsTheWindow()
+{
+    // A minute-long window, and a stream: decisions queue up behind the long batch, so the
+    // commit after it gathers for the window. Then the loop goes idle (the wait below sleeps):
+    // nothing more will come until answers go out, so the writer commits at once.
+    auto o = open(60'000'000);
+    std::uint64_t seq = 0;
+    StoreOps bulk = longBatch(seq);
+    o->store->submit(bulk);
+    std::uint64_t last = 0;
+    for (int i = 0; i < 100; ++i) {
+        StoreOps ops = decision(++seq);
+        last = o->store->submit(ops);
+    }
+    // A loop that sleeps when it has nothing to do (qWaitFor's never does), woken by the
+    // answers or, after 20 s, by the timer: the window alone would last a minute.
+    QEventLoop loop;
+    o->store->setDurableCallback([&](std::uint64_t t) {
+        o->durable = t;
+        if (t >= last)
+            loop.quit();
+    });
+    QTimer::singleShot(20'000, &loop, &QEventLoop::quit);
+    loop.exec();
+    QCOMPARE(o->durable, last);
+    QCOMPARE(o->store->ledger(20'000, 1000, {}).size(), 100u);
+    QVERIFY(o->store->stats().batches <= 3u); // the long batch, then what queued behind it
 }
 
 void TstStoreWriter::buffersComeBackForReuse()
