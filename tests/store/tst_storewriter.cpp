@@ -64,6 +64,20 @@ private:
         ops.appendEvent(e);
         return ops;
     }
+    // The long batch, then 100 decisions (seq 20 001-20 100) at once, queued behind it; returns
+    // the last one's ticket.
+    static std::uint64_t queueBehindLongBatch(Opened &o)
+    {
+        std::uint64_t seq = 0;
+        StoreOps bulk = longBatch(seq);
+        o.store->submit(bulk);
+        std::uint64_t last = 0;
+        for (int i = 0; i < 100; ++i) {
+            StoreOps ops = decision(++seq);
+            last = o.store->submit(ops);
+        }
+        return last;
+    }
     // A batch that takes the writer tens of milliseconds: decisions submitted meanwhile queue
     // up behind it, so the commit after it finds more waiting (a stream), whatever the disk.
     static StoreOps longBatch(std::uint64_t &seq)
@@ -147,14 +161,7 @@ void TstStoreWriter::aFullBatchDoesNotWaitOutTheWindow()
     // writer goes as soon as one is queued, so the stream is durable long before a window
     // could end.
     auto o = open(60'000'000, 2);
-    std::uint64_t seq = 0;
-    StoreOps bulk = longBatch(seq);
-    o->store->submit(bulk);
-    std::uint64_t last = 0;
-    for (int i = 0; i < 100; ++i) {
-        StoreOps ops = decision(++seq);
-        last = o->store->submit(ops);
-    }
+    const std::uint64_t last = queueBehindLongBatch(*o);
     QVERIFY(QTest::qWaitFor([&] { return o->durable >= last; }, 20'000));
     QCOMPARE(o->store->ledger(20'000, 1000, {}).size(), 100u);
     QCOMPARE(o->store->stats().batches, 101u); // the long batch, then one per decision
@@ -166,14 +173,7 @@ void TstStoreWriter::anIdleLoopEndsTheWindow()
     // commit after it gathers for the window. Then the loop goes idle (the wait below sleeps):
     // nothing more will come until answers go out, so the writer commits at once.
     auto o = open(60'000'000);
-    std::uint64_t seq = 0;
-    StoreOps bulk = longBatch(seq);
-    o->store->submit(bulk);
-    std::uint64_t last = 0;
-    for (int i = 0; i < 100; ++i) {
-        StoreOps ops = decision(++seq);
-        last = o->store->submit(ops);
-    }
+    const std::uint64_t last = queueBehindLongBatch(*o);
     // A loop that sleeps when it has nothing to do (qWaitFor's never does), woken by the
     // answers or, after 20 s, by the timer: the window alone would last a minute.
     QEventLoop loop;
