@@ -64,6 +64,20 @@ private:
         ops.appendEvent(e);
         return ops;
     }
+    // Runs a loop that sleeps whenever it has nothing to do (QTest::qWaitFor's never does)
+    // until `ticket` is durable or `timeoutMs` has passed.
+    static void sleepUntilDurable(Opened &o, std::uint64_t ticket, int timeoutMs)
+    {
+        QEventLoop loop;
+        o.store->setDurableCallback([&](std::uint64_t t) {
+            o.durable = t;
+            if (t >= ticket)
+                loop.quit();
+        });
+        QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+        loop.exec();
+        o.store->setDurableCallback([d = &o](std::uint64_t t) { d->durable = t; }); // as open()
+    }
     // The long batch, then 100 decisions (seq 20 001-20 100) at once, queued behind it; returns
     // the last one's ticket.
     static std::uint64_t queueBehindLongBatch(Opened &o)
@@ -174,16 +188,8 @@ void TstStoreWriter::anIdleLoopEndsTheWindow()
     // nothing more will come until answers go out, so the writer commits at once.
     auto o = open(60'000'000);
     const std::uint64_t last = queueBehindLongBatch(*o);
-    // A loop that sleeps when it has nothing to do (qWaitFor's never does), woken by the
-    // answers or, after 20 s, by the timer: the window alone would last a minute.
-    QEventLoop loop;
-    o->store->setDurableCallback([&](std::uint64_t t) {
-        o->durable = t;
-        if (t >= last)
-            loop.quit();
-    });
-    QTimer::singleShot(20'000, &loop, &QEventLoop::quit);
-    loop.exec();
+    // Woken by the answers or, after 20 s, by the timer: the window alone would last a minute.
+    sleepUntilDurable(*o, last, 20'000);
     QCOMPARE(o->durable, last);
     QCOMPARE(o->store->ledger(20'000, 1000, {}).size(), 100u);
     QVERIFY(o->store->stats().batches <= 3u); // the long batch, then what queued behind it
@@ -246,13 +252,7 @@ void TstStoreWriter::aSleepingLoopIsWoken()
     std::uint64_t seq = 0;
     StoreOps bulk = longBatch(seq);
     const std::uint64_t ticket = o->store->submit(bulk);
-    QEventLoop loop;
-    o->store->setDurableCallback([&](std::uint64_t t) {
-        o->durable = t;
-        loop.quit();
-    });
-    QTimer::singleShot(30'000, &loop, &QEventLoop::quit);
-    loop.exec();
+    sleepUntilDurable(*o, ticket, 30'000);
     QCOMPARE(o->durable, ticket);
     QCOMPARE(o->store->stats().wakes, 1u);
 }
