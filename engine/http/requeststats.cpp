@@ -92,6 +92,10 @@ QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) con
             single("leasehold_store_archive_failures_total", "counter",
                    "Attempts to move a sealed ledger partition that failed and were retried.",
                    double(gauges.store->archiveFailures));
+            single("leasehold_store_archive_backlog_partitions", "gauge",
+                   "Sealed ledger partitions in the live file still waiting to be moved into "
+                   "the archive; one that keeps growing means the archiver never catches up.",
+                   double(gauges.store->archiveBacklog));
         }
         single("leasehold_store_healthy", "gauge",
                "1 while the store records changes; 0 while it cannot (grants are refused).",

@@ -33,6 +33,7 @@ struct StoreStats
     bool archive = false;              // sealed ledger partitions move to a second file
     std::uint64_t archivedParts = 0;   // partitions moved there since the start
     std::uint64_t archiveFailures = 0; // attempts to move one that failed (logged, retried)
+    std::uint64_t archiveBacklog = 0;  // sealed partitions in the live file not yet moved
     CommitTimes::Counts commitTimes;   // how long the committed batches took
     std::uint64_t wakes = 0;           // commits that woke the engine thread's loop to say so
 };

@@ -9,6 +9,7 @@
 #include <QSqlQuery>
 #include <QVariant>
 
+#include <algorithm>
 #include <utility>
 
 namespace leasehold {
@@ -162,6 +163,11 @@ bool LedgerArchiver::step(QSqlDatabase &db, bool &failed)
     if (!live.empty())
         m_reported.erase(m_reported.begin(), m_reported.lower_bound(live.front()));
     // Oldest first; the newest live partition is the one being appended to.
+    std::uint64_t waiting = 0;
+    for (std::size_t i = 0; i + 1 < live.size(); ++i)
+        waiting += !std::binary_search(done.begin(), done.end(), live[i]) &&
+                   std::binary_search(unindexed->begin(), unindexed->end(), live[i]);
+    m_backlog.store(waiting);
     for (std::size_t i = 0; i + 1 < live.size(); ++i) {
         const std::uint64_t part = live[i];
         if (std::binary_search(done.begin(), done.end(), part)) {
@@ -210,6 +216,8 @@ bool LedgerArchiver::archiveOne(QSqlDatabase &db, std::uint64_t part)
         return false;
     }
     m_moved.fetch_add(1);
+    if (m_backlog.load() > 0)
+        m_backlog.fetch_sub(1); // only this thread writes it
     if (m_filtered)
         m_filtered->insert(part);
     m_reported.insert(part);

@@ -70,6 +70,10 @@ public:
     bool stop(std::chrono::milliseconds bound = std::chrono::seconds(5));
     std::uint64_t moved() const { return m_moved.load(); }
     std::uint64_t failures() const { return m_failures.load(); }
+    // Sealed partitions in the live file still waiting to be copied, as of the last look: a
+    // number that keeps growing means the archiver never catches up (a refusing archive disk,
+    // or no CPU to spare), and the live file grows by those partitions meanwhile.
+    std::uint64_t backlog() const { return m_backlog.load(); }
 
 private:
     void loop();
@@ -90,6 +94,7 @@ private:
     std::optional<std::set<std::uint64_t>> m_filtered; // parts with a filter (either file)
     std::atomic<std::uint64_t> m_moved{0};
     std::atomic<std::uint64_t> m_failures{0};
+    std::atomic<std::uint64_t> m_backlog{0};
 };
 
 } // namespace leasehold

@@ -559,6 +559,7 @@ StoreStats SqliteStore::stats() const
         s.archive = true;
         s.archivedParts = m_archiver->moved();
         s.archiveFailures = m_archiver->failures();
+        s.archiveBacklog = m_archiver->backlog();
     }
     std::lock_guard lock(m_mutex);
     s.queued = m_queuedOps;

@@ -197,9 +197,10 @@ void TstProcess::inMemoryKeepsNothingAcrossRestarts()
         QVERIFY(port != 0);
         const QByteArray text = request(port, metrics);
         QVERIFY(text.contains("\nleasehold_store_persistent 1\n"));
-        // The ledger archive's counters (partitions moved, moves failed) are there too.
+        // The ledger archive's counters (partitions moved, moves failed, still waiting) too.
         QVERIFY(text.contains("\nleasehold_store_archived_partitions_total 0\n"));
         QVERIFY(text.contains("\nleasehold_store_archive_failures_total 0\n"));
+        QVERIFY(text.contains("\nleasehold_store_archive_backlog_partitions 0\n"));
         // The store's threads carry names, for `top -H` and perf.
         QStringList names;
         const QString tasks = QStringLiteral("/proc/%1/task").arg(server.processId());

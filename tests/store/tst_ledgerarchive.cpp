@@ -1,6 +1,7 @@
 // The ledger archive (ledgerarchive.h): a partition left in both files by a crash between the
 // archive's commit and the live file's drop is read once, from the archive, and the live copy
-// goes; an archive that cannot be opened stops the start with its name.
+// goes; an archive that cannot be opened stops the start with its name; an archiver held back
+// reports its backlog, keeps every read whole and drains once it can write again.
 
 #include "ledgerparts.h"
 #include "sqlitestore.h"
@@ -24,6 +25,7 @@ private slots:
     void init();
     void aPartitionInBothFilesIsReadOnceAndItsLiveCopyDropped();
     void anArchiveThatCannotBeOpenedStopsTheStart();
+    void aHeldBackArchiverReportsItsBacklogAndDrains();
 
 private:
     static LedgerEvent event(std::uint64_t seq)
@@ -103,6 +105,45 @@ void TstLedgerArchive::anArchiveThatCannotBeOpenedStopsTheStart()
     std::string error;
     QVERIFY(!store.load(&error));
     QVERIFY2(error.find("leasehold-ledger.db") != std::string::npos, error.c_str());
+}
+
+void TstLedgerArchive::aHeldBackArchiverReportsItsBacklogAndDrains()
+{
+    SqliteStore::Options options{path()};
+    options.partitionRows = 10;
+    SqliteStore store(options);
+    std::string error;
+    QVERIFY2(store.load(&error), error.c_str());
+    // Another connection holds the archive's write lock: the archiver can read what waits but
+    // cannot copy it, as when its disk refuses.
+    QSqlDatabase holder = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), "holder");
+    holder.setDatabaseName(archive());
+    QVERIFY(holder.open());
+    QVERIFY(QSqlQuery(holder).exec(QStringLiteral("BEGIN IMMEDIATE")));
+    StoreOps ops;
+    for (std::uint64_t seq = 1; seq <= 35; ++seq) // partitions 0-2 sealed, 3 open
+        ops.add(AppendEvent{event(seq)});
+    QVERIFY(commit(store, std::move(ops)));
+    QTRY_COMPARE(store.stats().archiveBacklog, std::uint64_t(3)); // what /metrics reports
+    QTRY_VERIFY(store.stats().archiveFailures > 0);
+    QCOMPARE(store.stats().archivedParts, std::uint64_t(0));
+    // The live file keeps every partition meanwhile, and reads are whole.
+    QCOMPARE(partitionTables(path()), (QStringList{"ledger_p00000000", "ledger_p00000001",
+                                                   "ledger_p00000002", "ledger_p00000003"}));
+    QCOMPARE(store.ledger(0, 100, {}).size(), std::size_t(35));
+    // Let go: it catches up on its next try and the writer drops the copies from the live file.
+    QVERIFY(QSqlQuery(holder).exec(QStringLiteral("ROLLBACK")));
+    holder.close();
+    holder = QSqlDatabase();
+    QSqlDatabase::removeDatabase("holder");
+    QVERIFY(settle(store, [&] {
+        return store.stats().archiveBacklog == 0 &&
+               partitionTables(path()) == QStringList{"ledger_p00000003"};
+    }));
+    QCOMPARE(store.stats().archivedParts, std::uint64_t(3));
+    QCOMPARE(partitionTables(archive()),
+             (QStringList{"ledger_p00000000", "ledger_p00000001", "ledger_p00000002"}));
+    QCOMPARE(store.ledger(0, 100, {}).size(), std::size_t(35));
 }
 
 QTEST_GUILESS_MAIN(TstLedgerArchive)
