@@ -162,7 +162,8 @@ bool LedgerArchiver::step(QSqlDatabase &db, bool &failed)
     const std::vector<std::uint64_t> done = ledgerparts::list(db, "main");
     if (!live.empty())
         m_reported.erase(m_reported.begin(), m_reported.lower_bound(live.front()));
-    // Oldest first; the newest live partition is the one being appended to.
+    // Oldest first; the newest live partition is the one being appended to. The backlog is
+    // counted here only: a step that did work is followed at once by another, which counts anew.
     std::uint64_t waiting = 0;
     for (std::size_t i = 0; i + 1 < live.size(); ++i)
         waiting += !std::binary_search(done.begin(), done.end(), live[i]) &&
@@ -216,8 +217,6 @@ bool LedgerArchiver::archiveOne(QSqlDatabase &db, std::uint64_t part)
         return false;
     }
     m_moved.fetch_add(1);
-    if (m_backlog.load() > 0)
-        m_backlog.fetch_sub(1); // only this thread writes it
     if (m_filtered)
         m_filtered->insert(part);
     m_reported.insert(part);
