@@ -1,5 +1,7 @@
 #include "enginehost.h"
 
+#include <QAbstractEventDispatcher>
+
 #include <algorithm>
 
 #include "logging.h"
@@ -24,6 +26,17 @@ EngineHost::EngineHost(EngineConfig config, const Clock *clock, std::size_t ledg
     m_flush.setSingleShot(true);
     m_flush.setInterval(0);
     connect(&m_flush, &QTimer::timeout, this, &EngineHost::submitPending);
+    // Qt's own dispatcher (headless) signals each turn of the loop before it may wait: what a
+    // turn's decisions left for the store goes then, without arming a timer per change (a zero
+    // timer is registered and unregistered each time, about 1 100 instructions per request).
+    // GLib's signals once per processEvents() call, which may sleep many times over, so under
+    // it the zero timer stays. Connected before any store follows the same signal, so a turn's
+    // last submission reaches the store before it learns the loop is idle.
+    if (QAbstractEventDispatcher *loop = QAbstractEventDispatcher::instance(thread());
+        loop && loop->inherits("QEventDispatcherUNIX")) {
+        connect(loop, &QAbstractEventDispatcher::aboutToBlock, this, &EngineHost::submitPending);
+        m_flushAtTurnEnd = true;
+    }
     connect(&m_alarm, &QTimer::timeout, this, &EngineHost::tick);
 }
 
@@ -65,7 +78,7 @@ void EngineHost::submitSoon()
     // (whenDurable), when many have gathered, or once the event loop is idle.
     if (m_pendingOps.size() >= 1024)
         submitPending();
-    else if (!m_pendingOps.empty() && !m_flush.isActive())
+    else if (!m_flushAtTurnEnd && !m_pendingOps.empty() && !m_flush.isActive())
         m_flush.start();
 }
 

@@ -103,6 +103,9 @@ public:
     {
         return m_alarm.isActive() ? std::optional<TimeMs>(m_armedFor) : std::nullopt;
     }
+    // Whether a zero timer is armed to hand the store what no one waits for (never under Qt's
+    // own dispatcher, whose turns do it).
+    bool flushArmed() const { return m_flush.isActive(); }
 
     // Registers who hears the end of parked wait `waitId` (exactly once).
     void onWaitEnd(std::uint64_t waitId, WaitCallback callback);
@@ -179,8 +182,9 @@ private:
     ResourceParser m_parser;
     QTimer m_alarm;
     QThreadPool m_workers;
-    QTimer m_flush;        // submits what the store has not been given yet, once the loop is idle
-    TimeMs m_armedFor = 0; // the deadline the alarm is set for
+    QTimer m_flush; // submits what the store has not been given yet, once the loop is idle
+    bool m_flushAtTurnEnd = false; // ...or, under Qt's own dispatcher, as each loop turn ends
+    TimeMs m_armedFor = 0;         // the deadline the alarm is set for
     std::deque<LedgerEvent> m_ledger;
     std::size_t m_ledgerCapacity;
     struct WaitListener

@@ -4,10 +4,18 @@
 //
 // The clock is manual; the alarm is a real timer whose delay is the manual distance to the
 // deadline, so each step below waits for the timer itself (QTRY), never a fixed sleep.
+//
+// With a store, decisions no one waits for (an expiry, a key minted) go to it as the engine
+// thread's loop turn ends, under Qt's own dispatcher as the service runs it (app/main.cpp),
+// without a timer armed per change.
 
 #include "enginehost.h"
 
+#include "../http/fakestore.h"
+
+#include <QEventLoop>
 #include <QTest>
+#include <QTimer>
 
 using namespace leasehold;
 
@@ -21,6 +29,7 @@ private slots:
     void aLaterDeadlineLeavesTheAlarmWhichReArmsWhenItFires();
     void noDeadlineNoAlarm();
     void theSharedSnapshotIsBuiltOncePerChange();
+    void decisionsNoOneWaitsForGoToTheStoreAsTheLoopTurns();
 
 private:
     LeaseInfo acquire(const std::string &who, const char *what, std::int64_t ttlMs)
@@ -105,5 +114,36 @@ void TstEngineHost::theSharedSnapshotIsBuiltOncePerChange()
     QCOMPARE(third->at, clock.nowMs());
 }
 
-QTEST_GUILESS_MAIN(TstEngineHost)
+void TstEngineHost::decisionsNoOneWaitsForGoToTheStoreAsTheLoopTurns()
+{
+    test::FakeStore store;
+    host->restoreFrom(store, StoredState{});
+    const std::uint64_t restored = store.submittedOps; // the token range this run starts in
+    acquire("did:agent:a", "lock:x", 60'000);          // a grant's lease, agent and ledger rows
+    QCOMPARE(store.submittedOps, restored); // kept with the rest of this turn's decisions
+    QVERIFY(!host->flushArmed());           // and no timer armed for them
+    // The loop's turn ends (a real loop, which may wait: QTest's own waits never do).
+    QEventLoop loop;
+    QTimer watch;
+    connect(&watch, &QTimer::timeout, &loop, [&] {
+        if (store.submittedOps > restored)
+            loop.quit();
+    });
+    watch.start(1);
+    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
+    loop.exec();
+    QVERIFY(store.submittedOps >= restored + 3);
+    QVERIFY(!host->flushArmed());
+    host->closeStore();
+}
+
+// The service's engine thread runs Qt's own dispatcher (app/main.cpp); GLib's is QtTest's
+// default here.
+int main(int argc, char *argv[])
+{
+    qputenv("QT_NO_GLIB", "1");
+    QCoreApplication app(argc, argv);
+    TstEngineHost test;
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_enginehost.moc"
