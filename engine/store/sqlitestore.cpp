@@ -412,9 +412,15 @@ void SqliteStore::followTurns()
         deliverDurable();
     });
     connect(loop, &QAbstractEventDispatcher::aboutToBlock, this, [this] {
-        // Set before the look: a commit that ends after the look sees it and wakes the loop.
-        m_engineMaySleep.store(true);
-        deliverDurable();
+        // Set before the look: a commit that ends after the look sees it and wakes the loop. An
+        // answer given here may submit more (a parked wait granted with a lease given back by a
+        // client that left), which clears the mark, as does a commit that posted a wake-up
+        // meanwhile: then it is set and looked again, so the loop never sleeps on a submission
+        // whose commit would not wake it.
+        do {
+            m_engineMaySleep.store(true);
+            deliverDurable();
+        } while (!m_engineMaySleep.load());
         // Nothing more comes until answers go out: a writer gathering for its commit window
         // would wait for changes still on their way to clients, so it commits now.
         bool gathering = false;

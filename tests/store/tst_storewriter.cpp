@@ -7,10 +7,12 @@
 
 #include "sqlitestore.h"
 
+#include <QAbstractEventDispatcher>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 
 #include <cmath>
@@ -30,6 +32,7 @@ private slots:
     void buffersComeBackForReuse();
     void aBusyLoopLearnsOfDurabilityWithoutAWakeUp();
     void aSleepingLoopIsWoken();
+    void anAnswerThatSubmitsAsTheLoopIdlesStillGetsItsWakeUp();
 
 private:
     struct Opened
@@ -255,6 +258,52 @@ void TstStoreWriter::aSleepingLoopIsWoken()
     sleepUntilDurable(*o, ticket, 30'000);
     QCOMPARE(o->durable, ticket);
     QCOMPARE(o->store->stats().wakes, 1u);
+}
+
+void TstStoreWriter::anAnswerThatSubmitsAsTheLoopIdlesStillGetsItsWakeUp()
+{
+    // A turn of the loop submits the long batch and stays busy until it is committed (so no
+    // wake-up is posted for it); it is answered as the loop goes idle (aboutToBlock), and that
+    // answer submits one more decision, as a parked wait granted there would. Its commit must
+    // wake the loop, which has nothing else to wake it for 30 s. (Nothing is posted to the
+    // loop meanwhile: a posted event would wake it by itself.)
+    auto o = open(0);
+    std::uint64_t seq = 0;
+    std::uint64_t first = 0;
+    std::uint64_t second = 0;
+    QEventLoop loop;
+    o->store->setDurableCallback([&](std::uint64_t t) {
+        o->durable = t;
+        if (first != 0 && t >= first && second == 0) {
+            StoreOps ops = decision(++seq);
+            second = o->store->submit(ops);
+        } else if (second != 0 && t >= second) {
+            loop.quit();
+        }
+    });
+    bool armed = false;
+    // After the store's own slot, which looks for what became durable as the turn starts.
+    connect(QAbstractEventDispatcher::instance(), &QAbstractEventDispatcher::awake, &loop, [&] {
+        if (!std::exchange(armed, false))
+            return;
+        StoreOps bulk = longBatch(seq);
+        first = o->store->submit(bulk);
+        QElapsedTimer waited;
+        waited.start();
+        // Counted after the commit's look at whether to wake the loop (none: it is busy).
+        while (o->store->stats().batches < 1 && waited.elapsed() < 20'000)
+            QThread::yieldCurrentThread();
+    });
+    QTimer::singleShot(30'000, &loop, &QEventLoop::quit);
+    QCoreApplication::processEvents(); // whatever woke the loop before is taken now
+    armed = true;
+    QElapsedTimer took;
+    took.start();
+    loop.exec();
+    QVERIFY(second != 0);
+    QCOMPARE(o->durable, second);
+    QVERIFY2(took.elapsed() < 20'000, "the loop slept through the second commit");
+    QCOMPARE(o->store->stats().wakes, 1u); // the second commit's, and only it
 }
 
 // The service's engine thread runs Qt's own dispatcher (app/main.cpp), whose turns the store
