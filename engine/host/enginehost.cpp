@@ -26,16 +26,21 @@ EngineHost::EngineHost(EngineConfig config, const Clock *clock, std::size_t ledg
     m_flush.setSingleShot(true);
     m_flush.setInterval(0);
     connect(&m_flush, &QTimer::timeout, this, &EngineHost::submitPending);
-    // Qt's own dispatcher (headless) signals each turn of the loop before it may wait: what a
-    // turn's decisions left for the store goes then, without arming a timer per change (a zero
-    // timer is registered and unregistered each time, about 1 100 instructions per request).
-    // GLib's signals once per processEvents() call, which may sleep many times over, so under
-    // it the zero timer stays. Connected before any store follows the same signal, so a turn's
-    // last submission reaches the store before it learns the loop is idle.
+    // Qt's own dispatcher (headless) signals aboutToBlock() before each wait for events. What
+    // the loop's turn decided goes to the store then: one submission, one ticket for every
+    // answer that waits for it, and no timer armed per change (a zero timer is registered and
+    // unregistered each time: about 1 100 instructions per request). This slot comes before
+    // the store's (which then learns the loop is idle and answers what became durable); what
+    // those answers decide goes the old way until the signal's last slot (followTurnEnd).
+    // GLib's dispatcher signals once per processEvents() call, which may sleep many times over,
+    // so under it each waited-for change is submitted at once and the rest by the zero timer.
     if (QAbstractEventDispatcher *loop = QAbstractEventDispatcher::instance(thread());
         loop && loop->inherits("QEventDispatcherUNIX")) {
-        connect(loop, &QAbstractEventDispatcher::aboutToBlock, this, &EngineHost::submitPending);
-        m_flushAtTurnEnd = true;
+        m_loop = loop;
+        connect(loop, &QAbstractEventDispatcher::aboutToBlock, this, [this] {
+            submitPending();
+            m_turnEnded = true;
+        });
     }
     connect(&m_alarm, &QTimer::timeout, this, &EngineHost::tick);
 }
@@ -56,6 +61,13 @@ void EngineHost::submitPending()
     m_flush.stop();
     const std::size_t bytes = m_pendingOps.bytes();
     m_lastTicket = m_store->submit(m_pendingOps);
+    // The answers waiting for this submission (the newest waiters) learn its ticket; a store
+    // that committed it already, inside submit(), has them answered at once.
+    for (auto w = m_durableWaiters.rbegin();
+         w != m_durableWaiters.rend() && w->ticket == kNotSubmitted; ++w)
+        w->ticket = m_lastTicket;
+    if (!m_durableWaiters.empty() && m_durableWaiters.front().ticket <= m_durable)
+        durable(m_durable);
     // Room for the next submission, made once: a buffer that outgrows its room copies all it
     // holds. Sizes vary from call to call (a flush when idle, a cut at 1024 operations), so the
     // room follows the larger recent ones, with a quarter to spare, and shrinks slowly after a
@@ -78,7 +90,7 @@ void EngineHost::submitSoon()
     // (whenDurable), when many have gathered, or once the event loop is idle.
     if (m_pendingOps.size() >= 1024)
         submitPending();
-    else if (!m_flushAtTurnEnd && !m_pendingOps.empty() && !m_flush.isActive())
+    else if (m_turnEnded && !m_pendingOps.empty() && !m_flush.isActive())
         m_flush.start();
 }
 
@@ -217,6 +229,7 @@ int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
 {
     m_store = &store;
     store.setDurableCallback([this](std::uint64_t ticket) { durable(ticket); });
+    followTurnEnd();
     store.setHealthCallback(
         [this](const StoreHealth &health) { setStoreHealth(health, m_unresponsive); });
     std::uint64_t first = state.tokenEnd;
@@ -253,6 +266,17 @@ int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)
     return restored;
 }
 
+void EngineHost::followTurnEnd()
+{
+    // The last slot of aboutToBlock(), after the store's: from here until the next turn's end
+    // the engine's decisions wait for it (as the constructor's slot ends each turn).
+    if (m_loop && !m_followingTurnEnd)
+        connect(m_loop, &QAbstractEventDispatcher::aboutToBlock, this,
+                [this] { m_turnEnded = false; });
+    m_followingTurnEnd = m_loop != nullptr;
+    m_turnEnded = !m_followingTurnEnd;
+}
+
 void EngineHost::closeStore()
 {
     if (!m_store)
@@ -265,13 +289,15 @@ void EngineHost::closeStore()
 
 void EngineHost::whenDurable(std::function<void(bool durable)> done)
 {
-    submitPending();
-    if (!m_store || m_durable >= m_lastTicket)
+    if (m_turnEnded || !m_health.ok())
+        submitPending();
+    if (!m_store || (m_pendingOps.empty() && m_durable >= m_lastTicket))
         return done(true);
     if (!m_health.ok())
         return done(false);
-    m_durableWaiters.push_back(
-        {m_lastTicket, m_clock->nowMs() + m_storeTimeoutMs, std::move(done)});
+    // Decisions not yet submitted go when the loop's turn ends, with the rest of the turn's.
+    const std::uint64_t ticket = m_pendingOps.empty() ? m_lastTicket : kNotSubmitted;
+    m_durableWaiters.push_back({ticket, m_clock->nowMs() + m_storeTimeoutMs, std::move(done)});
     if (m_durableWaiters.size() == 1)
         rearm();
 }

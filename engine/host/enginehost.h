@@ -15,6 +15,8 @@
 #include <memory>
 #include <unordered_map>
 
+class QAbstractEventDispatcher;
+
 namespace leasehold {
 
 // Owns the lease engine on one thread and drives its time: one single-shot timer is armed for
@@ -103,8 +105,8 @@ public:
     {
         return m_alarm.isActive() ? std::optional<TimeMs>(m_armedFor) : std::nullopt;
     }
-    // Whether a zero timer is armed to hand the store what no one waits for (never under Qt's
-    // own dispatcher, whose turns do it).
+    // Whether the zero timer is armed to hand the store what no one waits for (not while a turn
+    // of Qt's own dispatcher is under way: its end does it).
     bool flushArmed() const { return m_flush.isActive(); }
 
     // Registers who hears the end of parked wait `waitId` (exactly once).
@@ -175,6 +177,8 @@ private:
     void submitPending();
     // Submits now if many operations have gathered, else once the event loop is idle.
     void submitSoon();
+    // Connects the turn's last slot (after the store's), so decisions wait for the turn's end.
+    void followTurnEnd();
 
     std::unique_ptr<Clock> m_ownClock;
     const Clock *m_clock;
@@ -183,8 +187,13 @@ private:
     QTimer m_alarm;
     QThreadPool m_workers;
     QTimer m_flush; // submits what the store has not been given yet, once the loop is idle
-    bool m_flushAtTurnEnd = false; // ...or, under Qt's own dispatcher, as each loop turn ends
-    TimeMs m_armedFor = 0;         // the deadline the alarm is set for
+    // Under Qt's own dispatcher what a turn of the loop decided is submitted as the turn ends
+    // (aboutToBlock). While that signal's later slots run (and when turns are not followed) a
+    // decision is submitted at once if waited for, by the zero timer if not.
+    QAbstractEventDispatcher *m_loop = nullptr;
+    bool m_followingTurnEnd = false;
+    bool m_turnEnded = true;
+    TimeMs m_armedFor = 0; // the deadline the alarm is set for
     std::deque<LedgerEvent> m_ledger;
     std::size_t m_ledgerCapacity;
     struct WaitListener
@@ -203,6 +212,7 @@ private:
     std::size_t m_submitBytes = 0;  // recent submissions' size, a high-water mark that decays
     std::uint64_t m_lastTicket = 0; // the last store ticket submitted
     std::uint64_t m_durable = 0;    // the highest ticket the store reported durable
+    static constexpr std::uint64_t kNotSubmitted = UINT64_MAX; // a waiter's ticket until then
     struct DurableWaiter
     {
         std::uint64_t ticket;

@@ -5,14 +5,16 @@
 // The clock is manual; the alarm is a real timer whose delay is the manual distance to the
 // deadline, so each step below waits for the timer itself (QTRY), never a fixed sleep.
 //
-// With a store, decisions no one waits for (an expiry, a key minted) go to it as the engine
-// thread's loop turn ends, under Qt's own dispatcher as the service runs it (app/main.cpp),
-// without a timer armed per change.
+// With a store, what a turn of the engine thread's loop decided goes to it as the turn ends
+// (aboutToBlock, under Qt's own dispatcher as the service runs it: app/main.cpp): one
+// submission for all the answers waiting for it, no timer armed per change, and nothing left
+// behind by what the signal's later slots decide.
 
 #include "enginehost.h"
 
 #include "../http/fakestore.h"
 
+#include <QAbstractEventDispatcher>
 #include <QEventLoop>
 #include <QTest>
 #include <QTimer>
@@ -30,6 +32,8 @@ private slots:
     void noDeadlineNoAlarm();
     void theSharedSnapshotIsBuiltOncePerChange();
     void decisionsNoOneWaitsForGoToTheStoreAsTheLoopTurns();
+    void aTurnsAnswersShareOneSubmission();
+    void whatALaterSlotDecidesGoesBeforeTheLoopSleeps();
 
 private:
     LeaseInfo acquire(const std::string &who, const char *what, std::int64_t ttlMs)
@@ -134,6 +138,64 @@ void TstEngineHost::decisionsNoOneWaitsForGoToTheStoreAsTheLoopTurns()
     loop.exec();
     QVERIFY(store.submittedOps >= restored + 3);
     QVERIFY(!host->flushArmed());
+    host->closeStore();
+}
+
+void TstEngineHost::aTurnsAnswersShareOneSubmission()
+{
+    test::FakeStore store;
+    store.autoCommit = true; // durable as soon as submitted
+    host->restoreFrom(store, StoredState{});
+    const std::uint64_t submissions = store.stats().submitted;
+    int answered = 0;
+    acquire("did:agent:a", "lock:x", 60'000);
+    host->whenDurable([&](bool durable) { answered += durable ? 1 : 100; });
+    acquire("did:agent:b", "lock:y", 60'000);
+    host->whenDurable([&](bool durable) { answered += durable ? 1 : 100; });
+    QCOMPARE(store.stats().submitted, submissions); // both wait for the turn's end
+    QCOMPARE(answered, 0);
+    QEventLoop loop;
+    QTimer watch;
+    connect(&watch, &QTimer::timeout, &loop, [&] {
+        if (answered >= 2)
+            loop.quit();
+    });
+    watch.start(1);
+    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
+    loop.exec();
+    QCOMPARE(answered, 2);
+    QCOMPARE(store.stats().submitted, submissions + 1);
+    host->closeStore();
+}
+
+void TstEngineHost::whatALaterSlotDecidesGoesBeforeTheLoopSleeps()
+{
+    // A slot of aboutToBlock() after the host's own (as the store's is, whose answers may
+    // grant a parked wait) decides a change and waits for it: it is submitted then, not left
+    // for a turn that nothing starts for 5 s. (Nothing is posted to the loop meanwhile: a
+    // posted event would start one by itself.)
+    test::FakeStore store;
+    store.autoCommit = true;
+    QEventLoop loop;
+    bool armed = false;
+    bool answered = false;
+    connect(QAbstractEventDispatcher::instance(), &QAbstractEventDispatcher::aboutToBlock, &loop,
+            [&] {
+                if (!std::exchange(armed, false))
+                    return;
+                acquire("did:agent:a", "lock:x", 60'000);
+                host->whenDurable([&](bool durable) {
+                    answered = durable;
+                    loop.quit();
+                });
+            });
+    host->restoreFrom(store, StoredState{}); // its last slot comes after the one above
+    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
+    QCoreApplication::processEvents(); // whatever woke the loop before is taken now
+    armed = true;
+    loop.exec();
+    QVERIFY(!armed);
+    QVERIFY(answered);
     host->closeStore();
 }
 
