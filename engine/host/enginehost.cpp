@@ -86,8 +86,9 @@ void EngineHost::keep(const StoreOp &op)
 
 void EngineHost::submitSoon()
 {
-    // Decisions travel to the store in large chunks: when someone waits for them
-    // (whenDurable), when many have gathered, or once the event loop is idle.
+    // Decisions travel to the store in large chunks: when many have gathered, else as the
+    // loop's turn ends. Where turns are not followed (or one has just ended), a decision someone
+    // waits for goes at once (whenDurable) and the rest by the zero timer.
     if (m_pendingOps.size() >= 1024)
         submitPending();
     else if (m_turnEnded && !m_pendingOps.empty() && !m_flush.isActive())
