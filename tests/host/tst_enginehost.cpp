@@ -44,6 +44,20 @@ private:
         });
         return std::get<Grant>(r).leases.at(0);
     }
+    // Runs a real event loop (whose turns end in aboutToBlock(): QTest's own waits never
+    // reach it) until `done` holds, looking every millisecond, for at most 5 s.
+    static void runLoopUntil(const std::function<bool()> &done)
+    {
+        QEventLoop loop;
+        QTimer watch;
+        connect(&watch, &QTimer::timeout, &loop, [&] {
+            if (done())
+                loop.quit();
+        });
+        watch.start(1);
+        QTimer::singleShot(5000, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
     // The deadline the alarm is armed for, or -1 when it is not armed.
     TimeMs armedFor() const { return host->alarmDeadline().value_or(-1); }
     bool held(const std::string &leaseId) const
@@ -126,16 +140,8 @@ void TstEngineHost::decisionsNoOneWaitsForGoToTheStoreAsTheLoopTurns()
     acquire("did:agent:a", "lock:x", 60'000);          // a grant's lease, agent and ledger rows
     QCOMPARE(store.submittedOps, restored); // kept with the rest of this turn's decisions
     QVERIFY(!host->flushArmed());           // and no timer armed for them
-    // The loop's turn ends (a real loop, which may wait: QTest's own waits never do).
-    QEventLoop loop;
-    QTimer watch;
-    connect(&watch, &QTimer::timeout, &loop, [&] {
-        if (store.submittedOps > restored)
-            loop.quit();
-    });
-    watch.start(1);
-    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
-    loop.exec();
+    // The loop's turn ends.
+    runLoopUntil([&] { return store.submittedOps > restored; });
     QVERIFY(store.submittedOps >= restored + 3);
     QVERIFY(!host->flushArmed());
     host->closeStore();
@@ -154,15 +160,7 @@ void TstEngineHost::aTurnsAnswersShareOneSubmission()
     host->whenDurable([&](bool durable) { answered += durable ? 1 : 100; });
     QCOMPARE(store.stats().submitted, submissions); // both wait for the turn's end
     QCOMPARE(answered, 0);
-    QEventLoop loop;
-    QTimer watch;
-    connect(&watch, &QTimer::timeout, &loop, [&] {
-        if (answered >= 2)
-            loop.quit();
-    });
-    watch.start(1);
-    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
-    loop.exec();
+    runLoopUntil([&] { return answered >= 2; });
     QCOMPARE(answered, 2);
     QCOMPARE(store.stats().submitted, submissions + 1);
     host->closeStore();
