@@ -12,7 +12,9 @@
 # the share of its CPU time the hypervisor stole and of the time some task waited for I/O
 # (/proc/pressure/io), which tell a slow minute of the machine from one of the service. Then a
 # filtered ledger query's time, and where the database's size is (each file, its WAL, its free
-# pages and partitions). Each service's log stays in the scratch folder, whose path comes first.
+# pages and partitions), and each service's CPU per request by thread over the run (user +
+# system; "main" is the engine thread). Each service's log stays in the scratch folder, whose
+# path comes first.
 #   MINUTES=10      loaded minutes per mode (the run takes twice as long)
 #   PREFILL=N       first fill the on-disk ledger with N events (tests/bench/prefill_ledger.py)
 #                   and keep them (retention raised above N)
@@ -74,6 +76,14 @@ start() { # mode: starts its service (pre-filled first when asked)
 }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # user + system, in clock ticks
+thread_ticks() { # pid: "thread user system" ticks per thread; the main (engine) thread is "main"
+  local t name
+  for t in /proc/"$1"/task/*; do
+    if [ "${t##*/}" = "$1" ]; then name=main; else name=$(cat "$t/comm" 2>/dev/null) || continue; fi
+    # Fields after the name's closing parenthesis: utime and stime are the 12th and 13th.
+    sed 's/.*) //' "$t/stat" 2>/dev/null | awk -v n="${name// /_}" '{print n, $12, $13}'
+  done
+}
 machine() { # "stolen total" CPU ticks and the µs some task waited on I/O, so far
   awk '/^cpu / {printf "%s %s ", $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat
   (awk '/^some/ {sub("total=", "", $5); print $5}' /proc/pressure/io 2>/dev/null || echo 0)
@@ -103,8 +113,9 @@ p99_of() { # before after: the bound 99 % of the counts between them stayed with
 
 minute() { # mode m: one loaded minute, one row
   local mode=$1 m=$2 data="$work/$1" line rps p50 p99 rss db before cpu per shares
-  local was now machine0
+  local was now machine0 threads0
   before=$(cpu_ticks "${pids[$mode]}")
+  threads0=$(thread_ticks "${pids[$mode]}")
   machine0=$(machine)
   was=$(metrics "$mode")
   line=$(wrk -t2 -c50 -d"${slice}s" -s "$here/http/acquire_release.lua" \
@@ -127,6 +138,11 @@ minute() { # mode m: one loaded minute, one row
     "$(p99_of "$(served_times "$was")" "$(served_times "$now")")" "$cpu" "$rss" "${db:-0}" \
     "$per" "$(p99_of "$(commit_times "$was")" "$(commit_times "$now")")" $shares
   echo "$mode $m $rps $p99 $cpu" >> "$work/rates"
+  # Each thread's share of the minute: the same service costs more on a machine whose system
+  # calls are dearer, and that moves the engine thread (sockets) far more than the writer (fsync).
+  awk -v mode="$mode" -v r="$rps" -v s="$slice" 'NR == FNR { u[$1] = $2; k[$1] = $3; next }
+    ($1 in u) { print mode, $1, $2 - u[$1], $3 - k[$1], r * s }' \
+    <(echo "$threads0") <(thread_ticks "${pids[$mode]}") >> "$work/threads"
 }
 
 ledger_query() {
@@ -172,6 +188,14 @@ fi
 [ -n "${ports[disk]:-}" ] && ledger_query
 for mode in "${modes[@]}"; do [[ $mode == disk* ]] && files "$mode"; done
 for mode in "${modes[@]}"; do kill "${pids[$mode]}"; wait "${pids[$mode]}" 2>/dev/null || true; done
+# Where each service's CPU went, per thread: user + system µs per request over the run.
+for mode in "${modes[@]}"; do
+  awk -v mode="$mode" -v hz="$(getconf CLK_TCK)" '$1 == mode { u[$2] += $3; k[$2] += $4; r[$2] += $5 }
+    END { for (t in u) if (r[t] > 0 && u[t] + k[t] > 0)
+            printf "%s %.1f+%.1f\n", t, u[t] / hz * 1e6 / r[t], k[t] / hz * 1e6 / r[t] }' \
+    "$work/threads" | sort | tr '\n' ' ' |
+    sed "s/^/CPU us per request by thread (user+system), $mode: /; s/ $/\n/"
+done
 [ "${#modes[@]}" -gt 1 ] || exit 0
 awk -v order="${modes[*]}" '{ sum[$1] += $3; n[$1]++; if ($2 == 1) first[$1] = $3; last[$1] = $3;
        if ($4 + 0 > worst[$1]) worst[$1] = $4 + 0; cpu[$1] += $5 * $3 }
