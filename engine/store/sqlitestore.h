@@ -56,6 +56,10 @@ public:
         std::uint64_t retentionEvery = 256;   // batches between retention passes
         std::uint64_t partitionRows = 16'384; // ledger events per partition (see ledgerparts.h)
         int checkpointEveryMs = 200;          // how often the reader thread checkpoints the WAL
+        // The WAL file is reused rather than regrown after each checkpoint, so it would keep
+        // the size of the longest stretch between two checkpoints ever seen; once a checkpoint
+        // lets the writer start it over, it is cut back to this (journal_size_limit).
+        std::int64_t walLimitBytes = std::int64_t(16) << 20;
         // Group commit under a stream of decisions: when the last commit found more waiting,
         // the next one starts no sooner than this after it started (or once maxBatch ops are
         // queued, or the engine thread's loop goes idle: see followTurns), so one fsync covers

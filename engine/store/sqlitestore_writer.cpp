@@ -76,6 +76,10 @@ bool SqliteStore::openWriter(QSqlDatabase &db)
     QSqlQuery(db).exec(QStringLiteral("PRAGMA busy_timeout = 250"));
     // Checkpoints run on the reader thread's connection (pagerLoop), not inside a commit.
     QSqlQuery(db).exec(QStringLiteral("PRAGMA wal_autocheckpoint = 0"));
+    // A checkpoint held back (a long read, a long batch) grows the WAL; SQLite then reuses the
+    // file at that size for good. The first commit after the WAL starts over cuts it back.
+    QSqlQuery(db).exec(
+        QStringLiteral("PRAGMA journal_size_limit = %1").arg(m_options.walLimitBytes));
     // Debian builds SQLite with secure_delete on: every page a dropped ledger partition freed
     // was zeroed and written through the WAL (a partition with its indexes is megabytes), and
     // commits queued behind those writes once retention began. FAST still clears what is

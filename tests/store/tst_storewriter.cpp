@@ -3,13 +3,15 @@
 // covers more of them; a lone decision is never held back, a full batch does not wait for the
 // window to end, and neither does a batch once the engine thread's loop goes idle. And
 // the buffers decisions travel in come back to the engine thread for reuse. Durability reaches
-// the engine thread at its loop's next turn, waking the loop only when it may be asleep.
+// the engine thread at its loop's next turn, waking the loop only when it may be asleep. A WAL
+// a long batch grew is cut back once it starts over.
 
 #include "sqlitestore.h"
 
 #include <QAbstractEventDispatcher>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -33,6 +35,7 @@ private slots:
     void aBusyLoopLearnsOfDurabilityWithoutAWakeUp();
     void aSleepingLoopIsWoken();
     void anAnswerThatSubmitsAsTheLoopIdlesStillGetsItsWakeUp();
+    void theWalIsCutBackOnceItStartsOver();
 
 private:
     struct Opened
@@ -40,13 +43,16 @@ private:
         std::unique_ptr<SqliteStore> store;
         std::uint64_t durable = 0;
     };
-    // A store on a fresh file with `window` and `maxBatch`, loaded, its durable ticket tracked.
-    std::unique_ptr<Opened> open(int windowUs, std::size_t maxBatch = 4096)
+    // A store on a fresh file with `window`, `maxBatch` and `walLimit` (bytes; 0: the default),
+    // loaded, its durable ticket tracked.
+    std::unique_ptr<Opened> open(int windowUs, std::size_t maxBatch = 4096, qint64 walLimit = 0)
     {
         auto o = std::make_unique<Opened>();
         SqliteStore::Options options{dir->filePath(QStringLiteral("leasehold.db"))};
         options.commitWindowUs = windowUs;
         options.maxBatch = maxBatch;
+        if (walLimit > 0)
+            options.walLimitBytes = walLimit;
         o->store = std::make_unique<SqliteStore>(options);
         std::string error;
         if (!o->store->load(&error))
@@ -304,6 +310,38 @@ void TstStoreWriter::anAnswerThatSubmitsAsTheLoopIdlesStillGetsItsWakeUp()
     QCOMPARE(o->durable, second);
     QVERIFY2(took.elapsed() < 20'000, "the loop slept through the second commit");
     QCOMPARE(o->store->stats().wakes, 1u); // the second commit's, and only it
+}
+
+void TstStoreWriter::theWalIsCutBackOnceItStartsOver()
+{
+    // The long batch is one transaction of megabytes, and the WAL grows to hold it; SQLite
+    // would reuse the file at that size for good. Once the checkpoints (the reader thread's,
+    // every 200 ms) have copied it, the next commit starts the WAL over and cuts it back.
+    constexpr qint64 limit = 64 * 1024;
+    auto o = open(250, 4096, limit);
+    const QString wal = dir->filePath(QStringLiteral("leasehold.db-wal"));
+    std::uint64_t seq = 0;
+    StoreOps bulk = longBatch(seq);
+    const std::uint64_t ticket = o->store->submit(bulk);
+    QVERIFY(QTest::qWaitFor([&] { return o->durable >= ticket; }, 20'000));
+    const qint64 grown = QFileInfo(wal).size();
+    QVERIFY2(grown > 8 * limit, qPrintable(QStringLiteral("the WAL holds %1 bytes").arg(grown)));
+    // Lone decisions, each waited for, until one of them finds the WAL started over.
+    qint64 size = grown;
+    QElapsedTimer waited;
+    waited.start();
+    while (size > limit && waited.elapsed() < 10'000) {
+        StoreOps ops = decision(++seq);
+        const std::uint64_t t = o->store->submit(ops);
+        QVERIFY(QTest::qWaitFor([&] { return o->durable >= t; }, 5000));
+        QTest::qWait(20); // paces them: the checkpoints come every 200 ms
+        size = QFileInfo(wal).size();
+    }
+    QVERIFY2(size <= limit, qPrintable(QStringLiteral("the WAL still holds %1 bytes of %2 after "
+                                                      "%3 decisions")
+                                           .arg(size)
+                                           .arg(grown)
+                                           .arg(seq - 20'000)));
 }
 
 // The service's engine thread runs Qt's own dispatcher (app/main.cpp), whose turns the store
