@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Steady state: Leasehold with its state on disk under wrk acquire/release load (-t2 -c50) for
+# Steady state: Leasehold with its state on disk under wrk's lease cycles (-t2 -c50,
+# http/cycles.lua: each acquire grants a new lease, each release gives one back) for
 # MINUTES loaded minutes, beside the same with --in-memory, in one sitting. Both services run
 # from the start and the loaded minutes alternate (disk, memory, disk, ...), so both see the same
 # machine: on a shared machine whose speed drifts by half within an hour, two halves run one
@@ -8,7 +9,10 @@
 # request-duration histogram, in ms), the service's CPU time per request, RSS and the
 # database's size (file + WAL), requests per commit and the bound 99 % of the minute's commits
 # stayed within, in ms (the durable path's own share of p99, from the service's commit-duration
-# histogram), and what the machine did meanwhile:
+# histogram), the share of requests the service's own counts show as real cycles (new leases
+# and releases, http/ledgercheck.py; a minute whose counts are not cycles fails the run at its
+# end), and what the
+# machine did meanwhile:
 # the share of its CPU time the hypervisor stole and of the time some task waited for I/O
 # (/proc/pressure/io), which tell a slow minute of the machine from one of the service. Then a
 # filtered ledger query's time, and where the database's size is (each file, its WAL, its free
@@ -113,14 +117,21 @@ p99_of() { # before after: the bound 99 % of the counts between them stayed with
 
 minute() { # mode m: one loaded minute, one row
   local mode=$1 m=$2 data="$work/$1" line rps p50 p99 rss db before cpu per shares
-  local was now machine0 threads0
+  local was now machine0 threads0 mark out requests check real
   before=$(cpu_ticks "${pids[$mode]}")
+  mark=$(python3 "$here/http/ledgercheck.py" mark "${ports[$mode]}")
   threads0=$(thread_ticks "${pids[$mode]}")
   machine0=$(machine)
   was=$(metrics "$mode")
-  line=$(wrk -t2 -c50 -d"${slice}s" -s "$here/http/acquire_release.lua" \
-    "http://127.0.0.1:${ports[$mode]}" | tail -1)
+  out=$(wrk -t2 -c50 -d"${slice}s" -s "$here/http/cycles.lua" "http://127.0.0.1:${ports[$mode]}")
+  line=$(tail -1 <<<"$out")
   now=$(metrics "$mode")
+  # What the service recorded: the share of the requests that were new leases or releases.
+  requests=$(sed -n 's/.* of \([0-9]*\) requests$/\1/p' <<<"$out")
+  check=$(python3 "$here/http/ledgercheck.py" cycles "${ports[$mode]}" "$mark" "$requests" || true)
+  echo "$mode $m $check" >> "$work/cycles"
+  real=$(sed -n 's/.*(\([0-9.]*\) \/ \([0-9.]*\)).*/\1 \2/p' <<<"$check" | awk '{printf "%.2f", $1 + $2}')
+  [[ $check == *"real cycles"* ]] || echo "$mode $m" >> "$work/wrong"
   rps=$(awk '{print $2}' <<<"$line"); p50=$(awk '{print $4}' <<<"$line"); p99=$(awk '{print $7}' <<<"$line")
   # The service's CPU time per request (all its threads): the machine's neighbours move it far
   # less than they move requests/s.
@@ -136,7 +147,7 @@ minute() { # mode m: one loaded minute, one row
   # The served p99, and the commits' own (the durable path's share of p99): bounds in ms.
   printf "$row" "$mode" "$m" "$rps" "$p50" "$p99" \
     "$(p99_of "$(served_times "$was")" "$(served_times "$now")")" "$cpu" "$rss" "${db:-0}" \
-    "$per" "$(p99_of "$(commit_times "$was")" "$(commit_times "$now")")" $shares
+    "$per" "$(p99_of "$(commit_times "$was")" "$(commit_times "$now")")" "${real:--}" $shares
   echo "$mode $m $rps $p99 $cpu" >> "$work/rates"
   # Each thread's share of the minute: the same service costs more on a machine whose system
   # calls are dearer, and that moves the engine thread (sockets) far more than the writer (fsync).
@@ -177,9 +188,9 @@ for mode in "${modes[@]}"; do start "$mode"; done
 # Whatever the machine still has to write back (a 5 GB prefill, files deleted just before) is
 # written now: its writeback held the first minute's fsyncs for up to a second (p99 300 ms).
 sync
-row='%-7s %6s %10s %7s %7s %10s %10s %7s %6s %10s %10s %7s %5s\n'
+row='%-7s %6s %10s %7s %7s %10s %10s %7s %6s %10s %10s %6s %7s %5s\n'
 printf "$row" mode minute "requests/s" "p50 ms" "p99 ms" "served p99" "CPU us/req" "RSS MiB" \
-  "db MiB" "req/commit" "commit p99" "steal %" "I/O %"
+  "db MiB" "req/commit" "commit p99" cycles "steal %" "I/O %"
 if [ -n "${SEQUENTIAL:-}" ]; then
   for mode in "${modes[@]}"; do for m in $(seq "$minutes"); do minute "$mode" "$m"; done; done
 else
@@ -196,6 +207,10 @@ for mode in "${modes[@]}"; do
     "$work/threads" | sort | tr '\n' ' ' |
     sed "s/^/CPU us per request by thread (user+system), $mode: /; s/ $/\n/"
 done
+if [ -s "$work/wrong" ]; then
+  echo "NOT real cycles in these minutes (the service's counts: $work/cycles):"; cat "$work/wrong"
+  exit 1
+fi
 [ "${#modes[@]}" -gt 1 ] || exit 0
 awk -v order="${modes[*]}" '{ sum[$1] += $3; n[$1]++; if ($2 == 1) first[$1] = $3; last[$1] = $3;
        if ($4 + 0 > worst[$1]) worst[$1] = $4 + 0; cpu[$1] += $5 * $3 }

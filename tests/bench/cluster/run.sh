@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cluster mode on this machine, in one sitting, against a three-member etcd on loopback
 # (temporary data, heartbeat 50 ms, election timeout 500 ms):
-#   1. durable acquire/release throughput, wrk -t2 -c50 with tests/bench/http's script, for
+#   1. durable lease cycles, wrk -t2 -c50 with tests/bench/http/cycles.lua (each acquire grants
+#      a new lease, each release gives one back by leaseId; checked from the service's counts), for
 #      leasehold on SQLite and leasehold leading on etcd; then etcd's own lock per request
 #      (bench_etcd: etcd's lock recipe, one transaction to acquire and one to release, from
 #      16 clients). Pairs per second each, so the ratios read off directly.
@@ -52,7 +53,7 @@ start() { # name -> port
   port_of "$data/$1.out"
 }
 
-echo "1. durable acquire/release pairs/s (wrk -t2 -c50, $duration each)"
+echo "1. durable lease cycles/s (wrk -t2 -c50, $duration each; a cycle is a grant and its release)"
 "$build/app/leasehold" --headless --open --port 0 --data-dir "$data/sqlite" > "$data/sqlite.out" 2>&1 &
 sqlite=$(port_of "$data/sqlite.out")
 a=$(start a)
@@ -61,10 +62,15 @@ for round in 1 2; do
   for which in sqlite etcd; do
     port=$([ $which = sqlite ] && echo "$sqlite" || echo "$a")
     before=$(batches "$port")
-    line=$(wrk -t2 -c50 -d"$duration" -s "$here/../http/acquire_release.lua" "http://127.0.0.1:$port" | tail -1)
+    mark=$(python3 "$here/../http/ledgercheck.py" mark "$port")
+    out=$(wrk -t2 -c50 -d"$duration" -s "$here/../http/cycles.lua" "http://127.0.0.1:$port")
+    line=$(tail -1 <<<"$out")
     after=$(batches "$port")
+    python3 "$here/../http/ledgercheck.py" cycles "$port" "$mark" \
+      "$(sed -n 's/.* of \([0-9]*\) requests$/\1/p' <<<"$out")" | sed 's/^/    /' ||
+      { echo "$out"; exit 1; }
     rps=$(sed -n 's/^requests\/s \([0-9]*\).*/\1/p' <<<"$line")
-    printf '  round %s %-7s %6d pairs/s   (%s; %d commits, %s requests a commit)\n' "$round" "$which" \
+    printf '  round %s %-7s %6d cycles/s   (%s; %d commits, %s requests a commit)\n' "$round" "$which" \
       "$((rps / 2))" "$line" "$((after - before))" \
       "$(python3 -c "print(round($rps * ${duration%s} / max(1, $after - $before), 1))")"
   done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per request (callgrind, all threads: the store's writer counts), Leasehold on
-# disk, Leasehold --in-memory and the bare route, for the same N acquire/release requests: a
+# disk, Leasehold --in-memory and the bare route, for the same N requests of lease cycles
+# (fixedload.py: a grant, then its release by leaseId): a
 # figure that does not move with the machine's load. Then each thread's share: the engine
 # thread (which serves HTTP), the store's writer and its reader.
 #   N=4000          requests measured; 40000 and more let the ledger seal partitions, so the
