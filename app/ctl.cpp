@@ -39,6 +39,8 @@ const std::vector<AppFlag> &flags()
          ""},
         {"kind", "KIND", "ledger: only this kind, e.g. coordination.lease.expired.", ""},
         {"follow", nullptr, "ledger: keep printing new events until interrupted.", ""},
+        {"prefix", "PREFIX", "watch: only names that start with PREFIX, e.g. fs: or lock:deploy/.",
+         ""},
         {"role", "ROLE", "keys add: agent (default) or admin.", ""},
         {"yes", nullptr, "release-all: really release every lease.", ""},
         {"project", "DIR", "install-hooks: the project folder (default: the current one).", ""},
@@ -61,6 +63,7 @@ const std::vector<CtlCommand> &ctlCommands()
         {"pause", "", "Refuse new requests (held leases stay)"},
         {"resume", "", "Admit requests again"},
         {"ledger", "", "Ledger events (--since, --limit, --agent, --resource, --kind, --follow)"},
+        {"watch", "", "The leases (--prefix), then every change as it happens, until interrupted"},
         {"keys", "add DID", "Mint a key for DID (shown once; the instance keeps a digest)"},
         {"install-hooks", "claude-code",
          "Add Leasehold's hooks to a project's .claude/settings.json (--project DIR), keeping its "

@@ -22,6 +22,7 @@ public:
         return m_service.postNow(path, body);
     }
     QUrl base() const { return m_service.settings().base; }
+    const ServiceClient::Settings &settings() const { return m_service.settings(); }
 
 private:
     ServiceClient m_service;

@@ -22,14 +22,8 @@ const QString kBase = QLatin1String(ServiceClient::kBase);
 
 QString text(const json &value)
 {
-    if (value.is_string())
-        return QString::fromStdString(value.get<std::string>());
-    if (value.is_null())
-        return {};
-    return QString::fromStdString(value.dump());
+    return cellText(value);
 }
-
-volatile std::sig_atomic_t g_stop = 0;
 
 // "released 3 leases": what a release lever answered.
 QString released(const json &reply)
@@ -91,6 +85,8 @@ CtlExit CtlCommands::run(const QStringList &args)
     }
     if (command == QLatin1String("ledger") && needs(1, "ledger [--since N] [--follow] ..."))
         return ledger();
+    if (command == QLatin1String("watch") && needs(1, "watch [--prefix PREFIX]"))
+        return watch();
     if (command == QLatin1String("install-hooks") &&
         needs(2, "install-hooks claude-code [--project DIR]")) {
         if (args[1] != QLatin1String("claude-code")) {
@@ -337,6 +333,26 @@ CtlExit CtlCommands::keysAdd(const QString &did)
     return CtlExit::Ok;
 }
 
+void CtlCommands::printEvent(const json &e)
+{
+    if (m_json) {
+        m_out << QString::fromStdString(e.dump()) << "\n";
+        return;
+    }
+    if (!m_printedHeader) {
+        m_out << "SEQ\tTIME\tKIND\tAGENT\tRESOURCE\tTOKEN\tREASON\tDETAIL\n";
+        m_printedHeader = true;
+    }
+    QString kind = text(e["kind"]);
+    kind.remove(QStringLiteral("coordination.lease."));
+    m_out << text(e["seq"]) << '\t'
+          << QDateTime::fromMSecsSinceEpoch(e.value("at", std::int64_t(0)))
+                 .toString(QStringLiteral("HH:mm:ss.zzz"))
+          << '\t' << kind << '\t' << text(e["actorDid"]) << '\t' << text(e["resource"]) << '\t'
+          << text(e["token"]) << '\t' << text(e["reason"]) << '\t'
+          << eventSummary(ledgerEventFromJson(e).value_or(LedgerEvent{})) << '\n';
+}
+
 CtlExit CtlCommands::ledger()
 {
     QList<QPair<QString, QString>> filters;
@@ -368,10 +384,8 @@ CtlExit CtlCommands::ledger()
         since = newest > 20 ? newest - 20 : 0;
     }
     const bool follow = m_parser.isSet("follow");
-    std::signal(SIGINT, [](int) { g_stop = 1; });
-    std::signal(SIGTERM, [](int) { g_stop = 1; });
-    bool printedHeader = false;
-    while (!g_stop) {
+    catchInterrupts();
+    while (!interrupted()) {
         QList<QPair<QString, QString>> query = filters;
         query.append({QStringLiteral("since"), QString::number(since)});
         query.append({QStringLiteral("limit"), QString::number(limit)});
@@ -379,34 +393,18 @@ CtlExit CtlCommands::ledger()
         if (auto code = failure(page))
             return *code;
         const json &events = page.body["events"];
-        for (const json &e : events) {
-            if (m_json) {
-                m_out << QString::fromStdString(e.dump()) << "\n";
-                continue;
-            }
-            if (!printedHeader) {
-                m_out << "SEQ\tTIME\tKIND\tAGENT\tRESOURCE\tTOKEN\tREASON\tDETAIL\n";
-                printedHeader = true;
-            }
-            QString kind = text(e["kind"]);
-            kind.remove(QStringLiteral("coordination.lease."));
-            m_out << text(e["seq"]) << '\t'
-                  << QDateTime::fromMSecsSinceEpoch(e.value("at", std::int64_t(0)))
-                         .toString(QStringLiteral("HH:mm:ss.zzz"))
-                  << '\t' << kind << '\t' << text(e["actorDid"]) << '\t' << text(e["resource"])
-                  << '\t' << text(e["token"]) << '\t' << text(e["reason"]) << '\t'
-                  << eventSummary(ledgerEventFromJson(e).value_or(LedgerEvent{})) << '\n';
-        }
+        for (const json &e : events)
+            printEvent(e);
         m_out.flush();
         since = page.body.value("next", since);
         if (events.size() == std::size_t(limit))
             continue; // more is waiting now
         if (!follow)
             break;
-        // Follow: look again in a second (Ctrl-C stops).
-        QEventLoop pause;
-        QTimer::singleShot(1000, &pause, &QEventLoop::quit);
-        pause.exec();
+        // Follow: the watch stream from here on; it returns when it cannot resume (the events
+        // after `since` left its ring), and the pages above catch up from the store.
+        if (auto code = followLedger(since))
+            return *code;
     }
     return CtlExit::Ok;
 }

@@ -26,7 +26,17 @@ private:
     using Describe = std::function<QString(const nlohmann::json &reply)>;
     CtlExit lever(const QString &route, const nlohmann::json &body, const Describe &done);
     CtlExit ledger();
+    void printEvent(const nlohmann::json &event);
+    // `ledger --follow` once caught up: prints the watch stream's events after `since` (and
+    // moves it on) until interrupted (a code) or the stream cannot resume (nothing: page again).
+    std::optional<CtlExit> followLedger(qulonglong &since);
+    // `watch`: the leases (--prefix), then each change, until interrupted.
+    CtlExit watch();
     CtlExit keysAdd(const QString &did);
+
+    // Ctrl-C and SIGTERM end a command that follows the instance (ledger --follow, watch).
+    static void catchInterrupts();
+    static bool interrupted();
 
     // Nothing when `reply` is a success; otherwise prints why and returns the code.
     std::optional<CtlExit> failure(const CtlClient::Reply &reply);
@@ -36,6 +46,7 @@ private:
     CtlClient &m_client;
     const QCommandLineParser &m_parser;
     bool m_json;
+    bool m_printedHeader = false;
     QTextStream m_out;
     QTextStream m_err;
 };

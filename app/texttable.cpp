@@ -35,3 +35,12 @@ QString TextTable::render() const
         line(row);
     return out;
 }
+
+QString cellText(const nlohmann::json &value)
+{
+    if (value.is_string())
+        return QString::fromStdString(value.get<std::string>());
+    if (value.is_null())
+        return {};
+    return QString::fromStdString(value.dump());
+}

@@ -3,6 +3,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <nlohmann/json.hpp>
+
 #include <vector>
 
 // A plain-text table for terminals: a header row and left-aligned columns separated by two
@@ -20,3 +22,6 @@ private:
     QStringList m_header;
     std::vector<QStringList> m_rows;
 };
+
+// A JSON value as a table cell: a string as itself, null as nothing, anything else as JSON.
+QString cellText(const nlohmann::json &value);

@@ -116,14 +116,24 @@ public:
     // Records that a change made outside the engine's own calls — `op`, a guarded tool's name,
     // a commit — was refused by `refusal` (a guard's POST /check): counted and in the ledger
     // like any refusal, so operators see the agents the guards stopped.
-    void recordGuardRefusal(const std::string &actor, const Refusal &refusal,
-                            const std::string &op);
+    // `via`, `pid` and `command`, when given, say which guard asked and, for the filesystem
+    // gate, which process tried.
+    struct GuardAsk
+    {
+        std::string op;
+        std::string via;
+        std::int64_t pid = -1;
+        std::string command;
+    };
+    void recordGuardRefusal(const std::string &actor, const Refusal &refusal, const GuardAsk &ask);
 
     // Liveness as the host sees it: the agent's live MCP sessions and every surface it was
     // seen on within the live window (a set of Via). Feeds the agents view.
     void setPresence(const std::string &did, int liveSessions, ViaSet via);
 
     Snapshot snapshot() const;
+    // The sequence number of the last event recorded (0 before the first).
+    std::uint64_t lastSeq() const { return m_seq; }
     // Cost follows what the agent holds and waits for, not the size of the engine.
     AgentView agentView(const std::string &did) const;
     // A lease of another agent that conflicts with `did` using `name` in `mode` (cost follows

@@ -310,10 +310,17 @@ void LeaseEngine::recordEvent(EventKind kind, const std::string &actor, const st
 }
 
 void LeaseEngine::recordGuardRefusal(const std::string &actor, const Refusal &r,
-                                     const std::string &op)
+                                     const GuardAsk &ask)
 {
     countRefusal(r);
-    recordRefusal(actor, r, op.c_str());
+    recordEvent(EventKind::Refused, actor, r.resource, r.leaseId, 0,
+                std::string(refusalName(r.reason)), [&](EventFacts &f) {
+                    f.op = ask.op;
+                    f.holder = r.holder;
+                    f.via = ask.via;
+                    f.pid = ask.pid;
+                    f.command = ask.command;
+                });
     settle();
 }
 

@@ -52,6 +52,9 @@ struct EventFacts
     std::string before;           // workspace mutation: the revision before ("" absent)
     std::string after;            // workspace mutation: the revision after ("" absent)
     std::string to;               // workspace mutation (fs_move): where it went
+    std::string via;              // refused at a guard's check: the guard ("fs", "hook", ...)
+    std::int64_t pid = -1;        // refused at the filesystem gate: the process that tried
+    std::string command;          // and its command name
 
     friend bool operator==(const EventFacts &, const EventFacts &) = default;
 };

@@ -99,6 +99,16 @@ std::uint16_t maskOf(const EventFacts &f)
     m |= f.before.empty() ? 0 : Before;
     m |= f.after.empty() ? 0 : After;
     m |= f.to.empty() ? 0 : To;
+    m |= extendedMaskOf(f) == 0 ? 0 : Extended;
+    return m;
+}
+
+std::uint16_t extendedMaskOf(const EventFacts &f)
+{
+    std::uint16_t m = 0;
+    m |= f.via.empty() ? 0 : ViaField;
+    m |= f.pid == -1 ? 0 : Pid;
+    m |= f.command.empty() ? 0 : Command;
     return m;
 }
 
@@ -125,6 +135,13 @@ std::size_t encodedFactsSize(const EventFacts &f)
     n += mask & Before ? textSize(f.before) : 0;
     n += mask & After ? textSize(f.after) : 0;
     n += mask & To ? textSize(f.to) : 0;
+    if (mask & Extended) {
+        const std::uint16_t more = extendedMaskOf(f);
+        n += sizeof more;
+        n += more & ViaField ? textSize(f.via) : 0;
+        n += more & Pid ? 8 : 0;
+        n += more & Command ? textSize(f.command) : 0;
+    }
     return n;
 }
 

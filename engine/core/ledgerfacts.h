@@ -4,7 +4,8 @@
 // store's ledger rows (on disk). Sparse: a presence mask, then only the fields that differ from
 // their defaults, so a grant's facts are a few bytes.
 //
-// Layout: u16 mask, then for each set bit in order the field: strings are a u32 size and the
+// Layout: u16 mask, then for each set bit in order the field (the last bit, Extended, is a
+// second u16 mask and its fields): strings are a u32 size and the
 // bytes, integers and flags are copied in host byte order, the cycle is a u32 count and that
 // many (agent, resource) string pairs.
 
@@ -35,9 +36,18 @@ enum Field : std::uint16_t {
     Before = 1 << 12,
     After = 1 << 13,
     To = 1 << 14,
+    Extended = 1 << 15, // a second mask follows, with the fields below
+};
+
+// The fields of the second mask (after Extended): a guard's own account of a refusal.
+enum ExtendedField : std::uint16_t {
+    ViaField = 1 << 0,
+    Pid = 1 << 1,
+    Command = 1 << 2,
 };
 
 std::uint16_t maskOf(const EventFacts &f);
+std::uint16_t extendedMaskOf(const EventFacts &f);
 
 } // namespace facts
 
@@ -77,6 +87,16 @@ template<class W> void writeFacts(W &w, const EventFacts &f)
         w.text(f.after);
     if (mask & To)
         w.text(f.to);
+    if (mask & Extended) {
+        const std::uint16_t more = extendedMaskOf(f);
+        w.put(more);
+        if (more & ViaField)
+            w.text(f.via);
+        if (more & Pid)
+            w.put(f.pid);
+        if (more & Command)
+            w.text(f.command);
+    }
 }
 
 // R has get<T>() and text(); it reports damage itself (see decodeFacts) or trusts its bytes.
@@ -118,6 +138,15 @@ template<class R> void readFacts(R &r, EventFacts &f)
         f.after = r.text();
     if (mask & To)
         f.to = r.text();
+    if (mask & Extended) {
+        const auto more = r.template get<std::uint16_t>();
+        if (more & ViaField)
+            f.via = r.text();
+        if (more & Pid)
+            f.pid = r.template get<std::int64_t>();
+        if (more & Command)
+            f.command = r.text();
+    }
 }
 
 // The facts as a stored value: a format byte, then writeFacts' bytes.

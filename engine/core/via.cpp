@@ -15,6 +15,8 @@ std::string_view viaName(Via via)
         return "hook";
     case Via::Git:
         return "git";
+    case Via::Fs:
+        return "fs";
     }
     return "rest";
 }

@@ -16,11 +16,12 @@ enum class Via : std::uint8_t {
     Guard = 4, // `leasehold guard mcp` in front of the agent's own MCP servers
     Hook = 8,  // a coding agent's hook (`leasehold hook claude-code`)
     Git = 16,  // `leasehold guard git` (pre-commit, pre-push)
+    Fs = 32,   // the filesystem gate (`leasehold run`, `leasehold guard fs`)
 };
 using ViaSet = std::uint8_t;
-inline constexpr int kViaCount = 5;
+inline constexpr int kViaCount = 6;
 
-// "mcp", "rest", "guard", "hook", "git".
+// "mcp", "rest", "guard", "hook", "git", "fs".
 std::string_view viaName(Via via);
 std::optional<Via> viaFromName(std::string_view name);
 // The members of the set, in the enum's order.

@@ -207,6 +207,23 @@ void EngineHost::continueFromRing(std::vector<LedgerEvent> &page, std::uint64_t 
     }
 }
 
+bool EngineHost::forEachRecent(std::uint64_t since,
+                               FunctionRef<void(const LedgerEvent &)> visit) const
+{
+    const std::uint64_t last = m_engine->lastSeq();
+    if (since > last)
+        return false;
+    if (since == last)
+        return true;
+    if (m_ledger.empty() || m_ledger.front().seq > since + 1 || m_ledger.back().seq != last)
+        return false;
+    auto it = std::upper_bound(m_ledger.begin(), m_ledger.end(), since,
+                               [](std::uint64_t s, const LedgerEvent &e) { return s < e.seq; });
+    for (; it != m_ledger.end(); ++it)
+        visit(*it);
+    return true;
+}
+
 void EngineHost::readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
                             std::function<void(std::vector<LedgerEvent>)> done)
 {

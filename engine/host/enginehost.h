@@ -1,6 +1,7 @@
 #pragma once
 
 #include "clock.h"
+#include "functionref.h"
 #include "leaseengine.h"
 #include "leasestore.h"
 
@@ -151,6 +152,10 @@ public:
     // on this thread: for small reads only (tests, tools); pages and exports use readLedger().
     std::vector<LedgerEvent> ledger(std::uint64_t since, std::size_t limit,
                                     const LedgerFilter &filter = {}) const;
+    // Calls `visit` for each event after `since`, oldest first, and returns true, when the ring
+    // still holds every event after `since`; false (visiting nothing) when some are only in the
+    // store, or were never recorded (`since` beyond the last event). The watch stream's resume.
+    bool forEachRecent(std::uint64_t since, FunctionRef<void(const LedgerEvent &)> visit) const;
     // The same page, read without holding up the engine: the stored part comes from the store's
     // reader thread, the newest part from the ring here; `done` runs on this thread.
     void readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,

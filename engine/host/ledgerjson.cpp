@@ -72,6 +72,12 @@ json toJson(const LedgerEvent &e)
         j["paused"] = f.paused;
     if (!f.pinId.empty())
         j["pinId"] = f.pinId;
+    if (!f.via.empty())
+        j["via"] = f.via;
+    if (f.pid >= 0)
+        j["pid"] = f.pid;
+    if (!f.command.empty())
+        j["command"] = f.command;
     if (e.kind == EventKind::WorkspaceMutation) {
         j["before"] = orNull(f.before);
         j["after"] = orNull(f.after);
@@ -117,6 +123,9 @@ std::optional<LedgerEvent> ledgerEventFromJson(const json &j)
     f.before = text(j, "before");
     f.after = text(j, "after");
     f.to = text(j, "to");
+    f.via = text(j, "via");
+    f.pid = number<std::int64_t>(j, "pid", -1);
+    f.command = text(j, "command");
     return e;
 }
 

@@ -101,7 +101,15 @@ HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *
           host, *m_presence,
           McpServer::Options{m_options.open, m_options.version, m_options.allowedHosts,
                              m_options.liveWindowMs, m_options.progressEveryMs}))
+    , m_watch(std::make_unique<WatchHub>(host, m_options.watch))
 {
+    m_api->add("GET", QLatin1String(RestApi::kBase) + QStringLiteral("/watch"), Access::Reader,
+               QStringLiteral("The leases (under ?prefix=) as a snapshot at a ledger revision, "
+                              "then every change after it, as server-sent events; resumes from "
+                              "Last-Event-ID or ?since="),
+               [this](const RestCall &call, const Respond &respond, Deferral &deferral) {
+                   m_watch->serve(call, respond, deferral);
+               });
     m_api->add("GET", QStringLiteral("/metrics"), Access::Public,
                QStringLiteral("Prometheus metrics"),
                [this](const RestCall &, const Respond &respond, Deferral &) {
@@ -193,6 +201,8 @@ RequestStats::Gauges HttpFront::gauges() const
     g.storeHealth = m_host.storeHealth().reasonName();
     g.storeGivenBack = m_host.storeRefusedChanges();
     g.mcpSessions = int(m_mcp->sessions().size());
+    g.watchers = int(m_watch->watchers());
+    g.watchersCutSlow = m_watch->stats().cutSlow;
     g.liveAgents = m_presence->liveAgents();
     if (const LeaseStore *store = m_host.store())
         g.store = store->stats();
@@ -232,15 +242,68 @@ void HttpFront::flushConnections()
         socket->flush();
 }
 
+namespace {
+
+// One request's answer on its socket: written once, as a whole answer or as an event stream.
+class SocketStream final : public EventStream
+{
+public:
+    SocketStream(QTcpSocket *to, bool closeWhenAnswered)
+        : socket(to)
+        , closeAfter(closeWhenAnswered)
+    {}
+
+    bool connected() const { return socket && socket->state() == QAbstractSocket::ConnectedState; }
+
+    bool sendFrame(const QByteArray &frame) override
+    {
+        if (answered || !connected())
+            return false;
+        if (!streaming) {
+            streaming = true;
+            QByteArray head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                              "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n"
+                              "Transfer-Encoding: chunked\r\n";
+            if (closeAfter)
+                head += "Connection: close\r\n";
+            socket->write(head + "\r\n");
+        }
+        socket->write(chunk(frame));
+        return true;
+    }
+    qint64 backlog() const override { return connected() ? socket->bytesToWrite() : 0; }
+    void end() override
+    {
+        if (answered)
+            return;
+        answered = true;
+        if (!connected())
+            return;
+        if (streaming)
+            socket->write("0\r\n\r\n");
+        socket->disconnectFromHost();
+    }
+
+    static QByteArray chunk(const QByteArray &frame)
+    {
+        return QByteArray::number(frame.size(), 16) + "\r\n" + frame + "\r\n";
+    }
+
+    QPointer<QTcpSocket> socket;
+    const bool closeAfter;
+    bool answered = false;
+    bool streaming = false; // the answer became an event stream
+};
+
+} // namespace
+
 void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &&responder)
 {
     QElapsedTimer clock;
     clock.start();
     auto out = std::make_shared<QHttpServerResponder>(std::move(responder));
-    QPointer<QTcpSocket> socket(out->socket());
-    const bool closeAfter = request.value("connection").toLower() == "close";
-    auto answered = std::make_shared<bool>(false);
-    auto streaming = std::make_shared<bool>(false); // the answer became an event stream
+    auto stream = std::make_shared<SocketStream>(out->socket(),
+                                                 request.value("connection").toLower() == "close");
 
     RestCall call;
     call.method = methodName(request.method());
@@ -249,52 +312,39 @@ void HttpFront::handle(const QHttpServerRequest &request, QHttpServerResponder &
     call.body = request.body();
     call.headers = request.headers();
     // Writes the answer; false when nobody was there to read it.
-    auto send = [this, socket, closeAfter, answered, streaming,
-                 clock](const HttpReply &reply) -> bool {
-        if (*answered)
+    auto send = [this, stream, clock](const HttpReply &reply) -> bool {
+        if (stream->answered)
             return false;
-        *answered = true;
+        stream->answered = true;
         m_stats.record(reply.status, double(clock.nsecsElapsed()) / 1e9);
         if (reply.status >= 400 && reply.status != 409)
             qCDebug(lcHttp) << "answered" << reply.status
                             << reply.body.value("reason", std::string()).c_str();
-        if (!socket || socket->state() != QAbstractSocket::ConnectedState)
+        if (!stream->connected())
             return false;
+        QTcpSocket *socket = stream->socket;
         if (m_tcp)
             m_tcp->requestFinished(socket);
-        if (*streaming)
+        if (stream->streaming)
             socket->write(eventChunk(reply.payload()) + "0\r\n\r\n");
         else
-            socket->write(wireFormat(reply, closeAfter));
-        if (closeAfter)
+            socket->write(wireFormat(reply, stream->closeAfter));
+        if (stream->closeAfter)
             socket->disconnectFromHost();
         return true;
     };
 
     Deferral deferral;
-    deferral.sendEvent = [socket, closeAfter, answered, streaming](const QByteArray &data) {
-        if (*answered || !socket || socket->state() != QAbstractSocket::ConnectedState)
-            return false;
-        if (!*streaming) {
-            *streaming = true;
-            QByteArray head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                              "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n"
-                              "Transfer-Encoding: chunked\r\n";
-            if (closeAfter)
-                head += "Connection: close\r\n";
-            socket->write(head + "\r\n");
-        }
-        socket->write(eventChunk(data));
-        return true;
-    };
+    deferral.sendEvent = [stream](const QByteArray &data) { return stream->sendEvent(data); };
+    deferral.stream = stream;
     serve(std::move(call), send, deferral);
-    if (*answered || !deferral.onClientGone || !socket)
+    if (stream->answered || !deferral.onClientGone || !stream->socket)
         return;
     // A parked wait: if the client leaves first, the wait ends and takes nothing.
     auto gone = std::make_shared<std::function<void()>>(std::move(deferral.onClientGone));
-    connect(socket, &QTcpSocket::disconnected, this, [answered, gone] {
-        if (!*answered && *gone) {
-            *answered = true;
+    connect(stream->socket, &QTcpSocket::disconnected, this, [stream, gone] {
+        if (!stream->answered && *gone) {
+            stream->answered = true;
             auto cancel = std::move(*gone);
             *gone = nullptr;
             cancel();
@@ -366,6 +416,8 @@ void HttpFront::serve(RestCall call, const std::function<bool(const HttpReply &)
 void HttpFront::setStandby(std::optional<QString> leader)
 {
     m_standby = std::move(leader);
+    if (m_standby) // a standby's engine no longer decides: its watchers go to the leader
+        m_watch->closeAll("standby");
 }
 
 void HttpFront::acceptStoredKeys(const std::vector<StoredKey> &keys)
@@ -398,8 +450,7 @@ HttpReply HttpFront::standbyAnswer(const RestCall &call, const QString &leader)
 
 QByteArray HttpFront::eventChunk(const QByteArray &data)
 {
-    const QByteArray event = "event: message\ndata: " + data + "\n\n";
-    return QByteArray::number(event.size(), 16) + "\r\n" + event + "\r\n";
+    return SocketStream::chunk("event: message\ndata: " + data + "\n\n");
 }
 
 QByteArray HttpFront::wireFormat(const HttpReply &reply, bool closeAfter)

@@ -6,6 +6,7 @@
 #include "mcpserver.h"
 #include "requeststats.h"
 #include "restapi.h"
+#include "watchhub.h"
 
 #include <QHostAddress>
 #include <QHttpServer>
@@ -34,6 +35,7 @@ public:
         QStringList allowedHosts;              // Host/Origin names MCP accepts besides loopback
         std::int64_t liveWindowMs = 300'000;   // MCP: an agent is live this long after a call
         std::int64_t progressEveryMs = 10'000; // MCP: progress of a parked call, this often
+        WatchHub::Options watch;
     };
 
     HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *parent = nullptr);
@@ -53,6 +55,7 @@ public:
         m_api->add(std::move(method), path, access, QString(), std::move(handler));
     }
     McpServer &mcp() { return *m_mcp; }
+    WatchHub &watch() { return *m_watch; }
     AgentPresence &presence() { return *m_presence; }
     const RequestStats &stats() const { return m_stats; }
     // Connections, sessions, live agents and the store's queue, as /metrics shows them.
@@ -98,6 +101,7 @@ private:
     std::unique_ptr<AgentPresence> m_presence; // before the surfaces that report to it
     std::unique_ptr<RestApi> m_api;
     std::unique_ptr<McpServer> m_mcp;
+    std::unique_ptr<WatchHub> m_watch;
     RequestStats m_stats;
     QHttpServer m_server;
     GuardedTcpServer *m_tcp = nullptr;

@@ -55,6 +55,10 @@ QByteArray RequestStats::prometheus(const Snapshot &s, const Gauges &gauges) con
     single("leasehold_paused", "gauge", "1 while admissions are paused.", s.paused ? 1 : 0);
     single("leasehold_open_connections", "gauge", "Open HTTP connections.", gauges.openConnections);
     single("leasehold_mcp_sessions", "gauge", "MCP sessions open now.", gauges.mcpSessions);
+    single("leasehold_watch_streams", "gauge", "Watch streams open now.", gauges.watchers);
+    single("leasehold_watch_cut_total", "counter",
+           "Watch streams cut off because their client did not read.",
+           double(gauges.watchersCutSlow));
     single("leasehold_live_agents", "gauge", "Agents with an MCP session seen recently.",
            gauges.liveAgents);
     single("leasehold_store_persistent", "gauge",

@@ -31,7 +31,9 @@ public:
         std::uint64_t connectionsRejected = 0; // refused: every connection busy
         std::uint64_t requestsTimedOut = 0;    // 408: the head or body did not arrive in time
         int maxConnections = 0;
-        int parkedConnections = 0; // idle, out of the event loop's poll set
+        int parkedConnections = 0;         // idle, out of the event loop's poll set
+        int watchers = 0;                  // open watch streams
+        std::uint64_t watchersCutSlow = 0; // watch streams cut off for not reading
     };
 
     void record(int status, double seconds);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -59,15 +60,37 @@ Via callerVia(const RestCall &call, Via fallback);
 
 using Respond = std::function<void(HttpReply)>;
 
+// The answer to one request as a stream of server-sent events (200, text/event-stream,
+// chunked), for the handlers whose answer is a stream: MCP's progress and listen streams, the
+// watch stream. The transport makes one per request; the first frame sent turns the answer
+// into a stream, after which a final answer goes out as the stream's last event.
+class EventStream
+{
+public:
+    virtual ~EventStream() = default;
+    // Sends `frame` (whole events, "event: ...\nid: ...\ndata: ...\n\n", or a comment) as
+    // one chunk. False, and nothing written, once the client is gone or the answer has gone out.
+    virtual bool sendFrame(const QByteArray &frame) = 0;
+    // One event of type `message` carrying `data` (MCP's).
+    bool sendEvent(const QByteArray &data)
+    {
+        return sendFrame("event: message\ndata: " + data + "\n\n");
+    }
+    // The bytes sent that the kernel has not taken yet: how far the client is behind.
+    virtual qint64 backlog() const = 0;
+    // Ends the stream (its last chunk) and closes the connection; nothing is sent after it.
+    virtual void end() = 0;
+};
+
 // Set by a handler whose answer comes later; the transport calls it if the client goes away.
 struct Deferral
 {
     std::function<void()> onClientGone;
-    // Set by the transport: sends `data` as one server-sent event of this request's answer,
-    // turning the answer into an event stream first (200, text/event-stream, chunked), after
-    // which the final answer goes out as the stream's last event. False, and nothing written,
-    // once the client is gone or the answer has gone out.
+    // Set by the transport: sends `data` as one server-sent event of this request's answer
+    // (`stream->sendEvent`). Unset where the transport cannot stream.
     std::function<bool(const QByteArray &data)> sendEvent;
+    // Set by the transport with sendEvent: the answer's event stream.
+    std::shared_ptr<EventStream> stream;
 };
 
 enum class Access { Public, Reader, Agent, Admin };

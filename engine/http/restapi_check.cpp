@@ -10,6 +10,7 @@
 #include "mcptools.h"
 #include "restapi.h"
 
+#include <limits>
 #include <set>
 
 namespace leasehold {
@@ -33,6 +34,8 @@ void RestApi::check(const RestCall &call, const Respond &respond) const
     const auto pin = r.boolean("pin", false);
     const auto wording = r.string("wording", false, 16);
     const auto op = r.string("op", false, 64);
+    const auto pid = r.integer("pid", false, 0, std::numeric_limits<std::int32_t>::max());
+    const auto command = r.string("command", false, 64);
     if (r.failed())
         return respond(invalid(r.error()));
     const std::optional<Mode> mode = modeText ? parseMode(*modeText) : Mode::Write;
@@ -57,8 +60,11 @@ void RestApi::check(const RestCall &call, const Respond &respond) const
         if (!no)
             continue;
         // Operators see the agents a guard stopped, as they see refused acquires.
-        m_host.run(
-            [&](LeaseEngine &e) { e.recordGuardRefusal(in->actor, *no, op.value_or("check")); });
+        const Via via = callerVia(call, Via::Rest);
+        const LeaseEngine::GuardAsk ask{
+            op.value_or("check"), via == Via::Rest ? std::string() : std::string(viaName(via)),
+            pid.value_or(-1), command.value_or(std::string())};
+        m_host.run([&](LeaseEngine &e) { e.recordGuardRefusal(in->actor, *no, ask); });
         return respond(refusal(*no, *steps));
     }
 
@@ -86,6 +92,7 @@ void RestApi::check(const RestCall &call, const Respond &respond) const
     const int live = m_presence ? m_presence->liveAgents() : 0;
     HttpReply reply;
     reply.body = {{"ok", true},
+                  {"actorDid", in->actor},
                   {"covered", std::move(covered)},
                   {"uncovered", std::move(uncovered)},
                   {"pins", std::move(pins)},

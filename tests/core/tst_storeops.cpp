@@ -35,6 +35,9 @@ private:
         e.facts.released = std::int64_t(seq);
         e.facts.cycle = {{"did:agent:a", "fs:x"}, {"did:agent:b", "lock:y"}};
         e.facts.waitedMs = 0;
+        e.facts.via = "fs"; // the second mask's fields
+        e.facts.pid = 0;
+        e.facts.command = "sed";
         return e;
     }
     static std::vector<StoreOp> decoded(const StoreOps &ops)

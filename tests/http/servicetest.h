@@ -50,20 +50,34 @@ struct HttpResult
 class ServiceFixture
 {
 public:
+    struct Setup
+    {
+        bool open = false;
+        QString workspace;
+        std::int64_t progressEveryMs = 10'000;
+        std::size_t ledgerCapacity = 50'000; // the host's ring of recent events
+        WatchHub::Options watch;
+    };
+
     explicit ServiceFixture(bool open = false, const QString &workspace = {},
                             std::int64_t progressEveryMs = 10'000)
+        : ServiceFixture(Setup{open, workspace, progressEveryMs, 50'000, {}})
+    {}
+
+    explicit ServiceFixture(const Setup &setup)
     {
         KeyStore keys;
         keys.add(kKeyA, {QStringLiteral("did:agent:a"), Role::Agent});
         keys.add(kKeyB, {QStringLiteral("did:agent:b"), Role::Agent});
         keys.add(kKeyAdmin, {QStringLiteral("did:op:alice"), Role::Admin});
-        host = std::make_unique<EngineHost>(EngineConfig{}, &clock);
-        if (!workspace.isEmpty())
-            host->setWorkspaceRoot(QFileInfo(workspace).canonicalFilePath().toStdString());
+        host = std::make_unique<EngineHost>(EngineConfig{}, &clock, setup.ledgerCapacity);
+        if (!setup.workspace.isEmpty())
+            host->setWorkspaceRoot(QFileInfo(setup.workspace).canonicalFilePath().toStdString());
         HttpFront::Options options;
-        options.open = open;
+        options.open = setup.open;
         options.version = QStringLiteral("test");
-        options.progressEveryMs = progressEveryMs;
+        options.progressEveryMs = setup.progressEveryMs;
+        options.watch = setup.watch;
         front = std::make_unique<HttpFront>(*host, std::move(keys), options);
         QString error;
         port = front->listen(QHostAddress::LocalHost, 0, &error);

@@ -1,6 +1,7 @@
 // POST /check, the guard's question, and who counts as live: agents on any surface (REST,
 // guard, hook, git, MCP) within the live window, over real sockets and a manual clock.
 
+#include "ledgerjson.h"
 #include "mcptest.h"
 
 #include <QSignalSpy>
@@ -70,10 +71,28 @@ void TstGuardCheck::anotherAgentsLeaseRefusesNamingTheHolder()
     QCOMPARE(refused.resource, std::string("fs:src/b.cpp"));
     QCOMPARE(refused.facts.op, std::string("write_file"));
     QCOMPARE(refused.facts.holder, std::string("did:agent:a"));
+    QCOMPARE(refused.facts.via, std::string());
+    QCOMPARE(refused.facts.pid, -1);
     QCOMPARE(s->host->engine().snapshot().counters.refusals[size_t(RefusalReason::LeaseHeld)], 2u);
+    // The filesystem gate says which process tried, and the ledger keeps it.
+    QCOMPARE(check({{"resource", "src/b.cpp"}, {"op", "rename"}, {"pid", 4242}, {"command", "sed"}},
+                   kKeyB, "fs")
+                 .status,
+             409);
+    const LedgerEvent gate = s->host->ledger(0, 1000).back();
+    QCOMPARE(gate.facts.op, std::string("rename"));
+    QCOMPARE(gate.facts.via, std::string("fs"));
+    QCOMPARE(gate.facts.pid, 4242);
+    QCOMPARE(gate.facts.command, std::string("sed"));
+    const json asJson = toJson(gate);
+    JCOMPARE(asJson["via"], "fs");
+    JCOMPARE(asJson["pid"], 4242);
+    JCOMPARE(asJson["command"], "sed");
     // The holder itself is not refused, and a check that passes takes and records nothing.
     const std::uint64_t seq = s->host->engine().snapshot().lastSeq;
-    QCOMPARE(check({{"resource", "src/app.cpp"}}, kKeyA).status, 200);
+    const HttpResult passed = check({{"resource", "src/app.cpp"}}, kKeyA);
+    QCOMPARE(passed.status, 200);
+    JCOMPARE(passed.body["actorDid"], "did:agent:a"); // a guard learns whom its key names
     QCOMPARE(s->host->engine().snapshot().lastSeq, seq);
     QCOMPARE(s->host->engine().snapshot().leases.size(), 1u);
     // Reads share with reads, not with a write.
@@ -175,6 +194,9 @@ void TstGuardCheck::badInputNamesTheField()
     QCOMPARE(error({{"resource", "../etc"}}).find("resource"), 0u);
     QCOMPARE(error({{"resource", "src"}, {"pin", "yes"}}),
              std::string("pin must be true or false"));
+    QCOMPARE(error({{"resource", "src"}, {"pid", -1}}),
+             std::string("pid must be from 0 to 2147483647"));
+    QCOMPARE(error({{"resource", "src"}, {"command", std::string(65, 'c')}}).find("command"), 0u);
     QCOMPARE(check({{"resource", "src"}, {"actorDid", "did:agent:b"}}, kKeyA).status, 403);
 }
 

@@ -38,6 +38,7 @@ private slots:
     void holdersAndWaitShowWhoHoldsAndWaits();
     void leversReachTheInstance();
     void ledgerPagesAndFollows();
+    void watchShowsLeasesThenEachChange();
     void exitCodesScriptsCanRelyOn();
 
 private:
@@ -259,6 +260,37 @@ void TstCtl::ledgerPagesAndFollows()
     QVERIFY(follow.waitForFinished(10'000));
     QCOMPARE(follow.exitCode(), 0);
     QCOMPARE(ctl({"release-all", "--yes"}).code, 0);
+}
+
+void TstCtl::watchShowsLeasesThenEachChange()
+{
+    const QByteArray key = mint("did:agent:watcher");
+    QCOMPARE(acquire(key, "lock:watch/held"), 200);
+    QCOMPARE(acquire(key, "fs:outside/prefix"), 200);
+    QProcess watch;
+    watch.start(
+        QStringLiteral(LEASEHOLD_BINARY),
+        {"ctl", "--url", m_url, "--data-dir", m_dir.path(), "watch", "--prefix", "lock:watch/"});
+    QVERIFY(watch.waitForStarted(10'000));
+    QByteArray seen;
+    auto until = [&](const QByteArray &text) {
+        while (!seen.contains(text)) {
+            if (!watch.waitForReadyRead(10'000))
+                return false;
+            seen += watch.readAllStandardOutput();
+        }
+        return true;
+    };
+    QVERIFY2(until("= held\tlock:watch/held\tdid:agent:watcher"), seen.constData());
+    QVERIFY2(seen.contains("1 lease"), seen.constData()); // the other is not under the prefix
+    QCOMPARE(acquire(key, "lock:watch/new"), 200);
+    QVERIFY2(until("+ granted\tlock:watch/new\tdid:agent:watcher"), seen.constData());
+    QCOMPARE(ctl({"release-all", "--yes"}).code, 0);
+    QVERIFY2(until("- released\tlock:watch/held"), seen.constData());
+    QVERIFY(!seen.contains("fs:outside"));
+    ::kill(pid_t(watch.processId()), SIGTERM);
+    QVERIFY(watch.waitForFinished(10'000));
+    QCOMPARE(watch.exitCode(), 0);
 }
 
 void TstCtl::exitCodesScriptsCanRelyOn()
