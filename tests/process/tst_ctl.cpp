@@ -247,15 +247,21 @@ void TstCtl::ledgerPagesAndFollows()
                   "--agent", "did:agent:ledger"});
     QVERIFY(follow.waitForStarted(10'000));
     QByteArray seen;
-    while (!seen.contains("lock:ledger-1")) { // the recent past first
-        QVERIFY(follow.waitForReadyRead(10'000));
-        seen += follow.readAllStandardOutput();
-    }
+    // Read what is buffered before waiting: output that came while acquire() ran its own event
+    // loop is already in the process's buffer, and waitForReadyRead() waits only for more.
+    auto until = [&](const char *wanted) {
+        for (seen += follow.readAllStandardOutput(); !seen.contains(wanted);
+             seen += follow.readAllStandardOutput()) {
+            if (!follow.waitForReadyRead(10'000)) {
+                seen += "\n--- stderr: " + follow.readAllStandardError();
+                return false;
+            }
+        }
+        return true;
+    };
+    QVERIFY2(until("lock:ledger-1"), seen.constData()); // the recent past first
     QCOMPARE(acquire(key, "lock:ledger-2"), 200);
-    while (!seen.contains("lock:ledger-2")) {
-        QVERIFY(follow.waitForReadyRead(10'000));
-        seen += follow.readAllStandardOutput();
-    }
+    QVERIFY2(until("lock:ledger-2"), seen.constData());
     ::kill(pid_t(follow.processId()), SIGTERM);
     QVERIFY(follow.waitForFinished(10'000));
     QCOMPARE(follow.exitCode(), 0);
@@ -273,11 +279,15 @@ void TstCtl::watchShowsLeasesThenEachChange()
         {"ctl", "--url", m_url, "--data-dir", m_dir.path(), "watch", "--prefix", "lock:watch/"});
     QVERIFY(watch.waitForStarted(10'000));
     QByteArray seen;
+    // What arrived while the test ran an event loop of its own (an HTTP call) is already in
+    // the process's buffer: it is read before waiting for more, or the wait would miss it.
     auto until = [&](const QByteArray &text) {
-        while (!seen.contains(text)) {
-            if (!watch.waitForReadyRead(10'000))
+        for (seen += watch.readAllStandardOutput(); !seen.contains(text);
+             seen += watch.readAllStandardOutput()) {
+            if (!watch.waitForReadyRead(10'000)) {
+                seen += "\n--- stderr: " + watch.readAllStandardError();
                 return false;
-            seen += watch.readAllStandardOutput();
+            }
         }
         return true;
     };
