@@ -101,6 +101,8 @@ const std::vector<Setting> &settings()
         number("parkAfterMs", &AppOptions::parkAfterMs, 100, 3'600'000),
         number("storeTimeoutMs", &AppOptions::storeTimeoutMs, 100, 600'000),
         number("commitWindowUs", &AppOptions::commitWindowUs, 0, 100'000),
+        number("lockDelayMs", &AppOptions::lockDelayMs, 0, 60'000),
+        number("workspaceLockDelayMs", &AppOptions::workspaceLockDelayMs, 0, 60'000),
         // Cluster mode (docs/cluster.md); the URLs are checked with the flags' own.
         texts("etcd.endpoints", &AppOptions::etcd),
         text("etcd.prefix", &AppOptions::etcdPrefix),

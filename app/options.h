@@ -31,7 +31,10 @@ struct AppOptions
     int headTimeoutMs = 10'000; // a request head must arrive whole within this
     int parkAfterMs = 2'000;    // idle this long, a connection leaves the event loop's poll set
     int storeTimeoutMs = 5'000; // a change waits at most this for the disk before 503
-    int commitWindowUs = 250;   // group commit under a stream of changes (SqliteStore::Options)
+    // Lock-delay by default: named resources, workspace paths (docs/operating.md).
+    int lockDelayMs = 0;
+    int workspaceLockDelayMs = 0;
+    int commitWindowUs = 250; // group commit under a stream of changes (SqliteStore::Options)
     // Cluster mode (docs/cluster.md): state in etcd, one leader among the instances.
     QStringList etcd;  // etcd members' client URLs; empty: not in a cluster
     QString advertise; // where standbys send agents; empty: the listening URL

@@ -77,6 +77,8 @@ int Service::start()
     EngineConfig config;
     for (const QString &pattern : m_options.exclusive)
         config.exclusivePatterns.push_back(pattern.toStdString());
+    config.lockDelayMs = m_options.lockDelayMs;
+    config.workspaceLockDelayMs = m_options.workspaceLockDelayMs;
     m_host = std::make_unique<EngineHost>(config);
     m_host->setStoreTimeoutMs(m_options.storeTimeoutMs);
     if (!m_options.workspace.isEmpty()) {

@@ -15,6 +15,11 @@ struct EngineConfig
     std::int64_t maxWaitMs = 90'000;    // bounded waits are capped here
     std::int64_t pinBoundMs = 60'000;   // a pin never unpinned is dropped after this
     std::int64_t minWantMs = 5'000;     // a refused agent is a "want" for max(2·waitMs, this)
+    // Lock-delay by default (a request's lockDelayMs overrides it): named resources (lock:...,
+    // every scheme but fs:) and workspace paths. Capped at maxLockDelayMs.
+    std::int64_t lockDelayMs = 0;
+    std::int64_t workspaceLockDelayMs = 0;
+    std::int64_t maxLockDelayMs = 60'000;
 
     double trustMin = -100.0;
     double trustMax = 100.0;

@@ -87,6 +87,7 @@ LeaseInfo LeaseEngine::describe(const LeaseRecord &l) const
     info.ttlMs = l.ttlMs;
     info.pins = l.pins;
     info.pendingRelease = l.pending.has_value();
+    info.lockDelayMs = l.lockDelayMs;
     return info;
 }
 
@@ -176,6 +177,8 @@ Refusal LeaseEngine::contentionRefusal(const Contention &c, TimeMs now) const
         r.heldResource = c.lease->resource.canonical();
         r.heldForMs = now - c.lease->grantedAt;
         r.expiresInMs = c.lease->pending ? 0 : std::max<std::int64_t>(0, c.lease->expiresAt - now);
+        if (c.lease->heldBackUntil > 0) // lock-delay: it ended, its name is not free yet
+            r.expiresInMs = r.heldBackMs = std::max<std::int64_t>(0, c.lease->heldBackUntil - now);
     } else {
         r.holder = c.waiter->agent->did;
         r.heldResource = c.waiter->resources.front().canonical();
@@ -198,6 +201,7 @@ AcquireResult LeaseEngine::acquire(const AcquireRequest &request)
     req.agent = m_agents.obtain(request.actor);
     req.agent->lastSeen = now;
     req.mode = request.mode;
+    req.lockDelayMs = request.lockDelayMs.value_or(-1);
     req.ttlMs = clampTtl(request.ttlMs);
     for (const ResourceName &name : request.resources) {
         if (std::find(req.resources.begin(), req.resources.end(), name) != req.resources.end())
@@ -237,7 +241,7 @@ AcquireResult LeaseEngine::acquire(const AcquireRequest &request)
         return refuse(deadlockRefusal(req, *cycle, now));
 
     const std::int64_t waitMs = std::min(request.waitMs, m_config.maxWaitMs);
-    if (waitMs > 0 && req.agent->held.empty()) {
+    if (waitMs > 0 && (request.waitWhileHolding || req.agent->held.empty())) {
         Parked parked = park(req, waitMs);
         settle();
         return parked;
@@ -294,11 +298,14 @@ Grant LeaseEngine::commit(const Request &req, std::int64_t waitedMs)
             l->exclusive = req.exclusive[i];
             l->token = m_tokens.next();
             l->grantedAt = now;
+            l->lockDelayMs = lockDelayFor(req.lockDelayMs, name);
             m_agents.addHeld(req.agent, l);
             m_trie.addLease(l);
             m_leases.emplace(l->leaseId, std::move(record));
         }
         m_lastToken = std::max(m_lastToken, l->token);
+        if (extended && req.lockDelayMs >= 0)
+            l->lockDelayMs = lockDelayFor(req.lockDelayMs, name);
         l->ttlMs = req.ttlMs;
         l->expiresAt = now + req.ttlMs;
         m_deadlines.schedule(l, l->expiresAt);
@@ -468,16 +475,21 @@ void LeaseEngine::finishLease(LeaseRecord *lease)
         if (cause != EndCause::Admin)
             journalAgent(*agent);
     }
+    const bool heldBack =
+        (cause == EndCause::Expiry || cause == EndCause::Admin) && lease->lockDelayMs > 0;
     recordEvent(cause == EndCause::Expiry ? EventKind::Expired : EventKind::Released, agent->did,
                 lease->resource.canonical(), lease->leaseId, lease->token, endReason(cause),
                 [&](EventFacts &f) {
                     f.by = lease->pendingBy;
                     f.whileDown = cause == EndCause::Expiry && lease->expiresAt <= m_restoredAt;
+                    f.heldBackMs = heldBack ? lease->lockDelayMs : 0;
                 });
-    m_freed.push_back(lease->resource);
     m_deadlines.cancel(lease);
-    m_trie.removeLease(lease);
     m_agents.removeHeld(lease);
+    if (heldBack)
+        return holdBack(lease); // the name stays taken for the delay; a clean release never is
+    m_freed.push_back(lease->resource);
+    m_trie.removeLease(lease);
     m_leases.erase(lease->leaseId);
 }
 

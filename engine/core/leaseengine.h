@@ -194,6 +194,13 @@ private:
     // Ends `lease` now, or marks it pending while pinned. Returns its final description.
     LeaseInfo endLease(LeaseRecord *lease, EndCause cause, const std::string &op = {});
     void finishLease(LeaseRecord *lease);
+    // Lock-delay (leaseengine_lockdelay.cpp): the delay a lease granted to `req` on `name`
+    // carries; keeping an ended lease's record in the trie, alone, for that long; and freeing
+    // its name when the time is up.
+    // `asked` < 0: the configured default for the name's kind. A restored lease takes that.
+    std::int64_t lockDelayFor(std::int64_t asked, const ResourceName &name) const;
+    void holdBack(LeaseRecord *lease);
+    void endHoldBack(LeaseRecord *lease);
     void dropPin(PinRecord *pin, const char *reason);
     LeaseRecord *ownLease(const AgentRecord *agent, const ResourceName &name) const;
     LeaseInfo describe(const LeaseRecord &lease) const;
@@ -235,6 +242,8 @@ private:
     std::unordered_map<std::string_view, std::unique_ptr<LeaseRecord>>
         m_leases; // key views leaseId
     std::unordered_map<std::string, std::unique_ptr<PinRecord>> m_pins;
+    // Ended leases whose names are held back (lock-delay): in the trie, in no holder's list.
+    std::unordered_map<const LeaseRecord *, std::unique_ptr<LeaseRecord>> m_heldBack;
     std::unordered_map<std::uint64_t, std::unique_ptr<Waiter>> m_waiters;
     std::unordered_map<WantRecord *, std::unique_ptr<WantRecord>> m_wants;
     std::vector<ResourceName> m_freed; // names freed during the current call; woken at its end

@@ -310,10 +310,16 @@ void LeaseEngine::checkInvariants() const
         if (l->agent->held.at(l->agentSlot) != l)
             fail("lease " + l->leaseId + " is not in its holder's list");
         m_trie.forEachLeaseConflict(l->resource, l->exclusive, l->agent, [&](LeaseRecord *o) {
-            if (o->agent != l->agent)
+            // A name its holder's own ended lease holds back overlaps what the holder still has.
+            if (o->agent != l->agent && o->heldBackUntil == 0)
                 fail("conflicting leases " + l->leaseId + " and " + o->leaseId);
             return true;
         });
+    }
+    for (const auto &[record, l] : m_heldBack) {
+        if (l->heldBackUntil == 0 || l->heapSlot == Timed::kNotQueued || !l->node)
+            fail("held-back name " + l->resource.canonical() + " lost its timer or its place");
+        timed += 1;
     }
     for (const AgentRecord *a : m_agents.all())
         held += a->held.size();

@@ -17,6 +17,7 @@ struct LeaseEngine::Request
     std::vector<bool> exclusive;
     Mode mode = Mode::Write;
     std::int64_t ttlMs = 0;
+    std::int64_t lockDelayMs = -1; // -1: the configured default for each name's scheme
 };
 
 struct LeaseEngine::Contention

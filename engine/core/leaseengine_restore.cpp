@@ -23,6 +23,7 @@ bool LeaseEngine::restoreLease(const LeaseInfo &info, const ResourceName &name)
     l->grantedAt = info.grantedAt;
     l->expiresAt = info.expiresAt;
     l->ttlMs = info.ttlMs;
+    l->lockDelayMs = lockDelayFor(-1, name); // not stored: the default for its kind
     m_agents.addHeld(agent, l);
     m_trie.addLease(l);
     m_leases.emplace(l->leaseId, std::move(record));

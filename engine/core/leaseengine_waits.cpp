@@ -23,6 +23,7 @@ Parked LeaseEngine::park(const Request &req, std::int64_t waitMs)
     w->nodes.assign(req.resources.size(), nullptr);
     w->mode = req.mode;
     w->ttlMs = req.ttlMs;
+    w->lockDelayMs = req.lockDelayMs;
     w->since = now;
     for (std::size_t i = 0; i < w->resources.size(); ++i)
         m_trie.addParked(w, i);
@@ -60,6 +61,7 @@ LeaseEngine::Request LeaseEngine::requestOf(const Waiter &w) const
     req.exclusive = w.exclusive;
     req.mode = w.mode;
     req.ttlMs = w.ttlMs;
+    req.lockDelayMs = w.lockDelayMs;
     return req;
 }
 
@@ -270,7 +272,10 @@ void LeaseEngine::expireDue()
         }
         switch (due->kind) {
         case TimerKind::LeaseExpiry:
-            endLease(static_cast<LeaseRecord *>(due), EndCause::Expiry);
+            if (auto *lease = static_cast<LeaseRecord *>(due); lease->heldBackUntil > 0)
+                endHoldBack(lease); // its lock-delay is over: the name is free
+            else
+                endLease(lease, EndCause::Expiry);
             break;
         case TimerKind::PinBound:
             ++m_counters.pinsDropped;

@@ -25,8 +25,9 @@ struct LeaseInfo
     TimeMs expiresAt = 0;
     std::int64_t ttlMs = 0;
     int pins = 0;
-    bool pendingRelease = false; // released or expired while pinned; ends with the last pin
-    bool extended = false;       // this grant extended a lease the agent already held
+    bool pendingRelease = false;  // released or expired while pinned; ends with the last pin
+    bool extended = false;        // this grant extended a lease the agent already held
+    std::int64_t lockDelayMs = 0; // held back this long if it ends without a release
 };
 
 enum class RefusalReason {
@@ -72,6 +73,9 @@ struct Refusal
     std::string heldResource; // what the holder holds or queues for (may be above or below it)
     std::int64_t heldForMs = 0;
     std::int64_t expiresInMs = 0;
+    // The lease in the way ended without a release and its name is held back this much longer
+    // (lock-delay); 0 otherwise.
+    std::int64_t heldBackMs = 0;
     std::optional<Stampede> stampede;
     std::string waitingOn;        // deadlock: the resource the holder itself waits for
     std::vector<CycleStep> cycle; // deadlock: every step, starting at the requester
@@ -103,6 +107,12 @@ struct AcquireRequest
     Mode mode = Mode::Write;
     std::optional<std::int64_t> ttlMs; // clamped to [minTtlMs, maxTtlMs]; default when absent
     std::int64_t waitMs = 0;           // > 0 parks (capped at maxWaitMs)
+    // Parks even while the agent holds other leases (a hook waiting for one more file), instead
+    // of the no-hold-and-wait refusal. Deadlock detection applies to it as to every wait.
+    bool waitWhileHolding = false;
+    // Lock-delay for the leases granted: how long each name is held back from everyone after
+    // the lease ends without its holder releasing it. Absent: the configured default.
+    std::optional<std::int64_t> lockDelayMs = std::nullopt;
 };
 
 using AcquireResult = std::variant<Grant, Refusal, Parked>;

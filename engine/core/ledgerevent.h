@@ -55,6 +55,7 @@ struct EventFacts
     std::string via;              // refused at a guard's check: the guard ("fs", "hook", ...)
     std::int64_t pid = -1;        // refused at the filesystem gate: the process that tried
     std::string command;          // and its command name
+    std::int64_t heldBackMs = 0;  // expired, released (admin): the name is held back this long
 
     friend bool operator==(const EventFacts &, const EventFacts &) = default;
 };

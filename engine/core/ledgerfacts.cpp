@@ -109,6 +109,7 @@ std::uint16_t extendedMaskOf(const EventFacts &f)
     m |= f.via.empty() ? 0 : ViaField;
     m |= f.pid == -1 ? 0 : Pid;
     m |= f.command.empty() ? 0 : Command;
+    m |= f.heldBackMs == 0 ? 0 : HeldBack;
     return m;
 }
 
@@ -141,6 +142,7 @@ std::size_t encodedFactsSize(const EventFacts &f)
         n += more & ViaField ? textSize(f.via) : 0;
         n += more & Pid ? 8 : 0;
         n += more & Command ? textSize(f.command) : 0;
+        n += more & HeldBack ? 8 : 0;
     }
     return n;
 }

@@ -44,6 +44,7 @@ enum ExtendedField : std::uint16_t {
     ViaField = 1 << 0,
     Pid = 1 << 1,
     Command = 1 << 2,
+    HeldBack = 1 << 3,
 };
 
 std::uint16_t maskOf(const EventFacts &f);
@@ -96,6 +97,8 @@ template<class W> void writeFacts(W &w, const EventFacts &f)
             w.put(f.pid);
         if (more & Command)
             w.text(f.command);
+        if (more & HeldBack)
+            w.put(f.heldBackMs);
     }
 }
 
@@ -146,6 +149,8 @@ template<class R> void readFacts(R &r, EventFacts &f)
             f.pid = r.template get<std::int64_t>();
         if (more & Command)
             f.command = r.text();
+        if (more & HeldBack)
+            f.heldBackMs = r.template get<std::int64_t>();
     }
 }
 

@@ -44,6 +44,11 @@ struct LeaseRecord : Timed
     int pins = 0;
     std::optional<EndCause> pending; // ends when the last pin does
     std::string pendingBy;           // operator of a pending admin release
+    // Lock-delay: how long the name is held back after this lease ends without its holder
+    // releasing it (expiry, an operator), and, once it has, until when: the record then stays
+    // in the trie alone (no longer its holder's, no longer a lease) so nobody is granted it.
+    std::int64_t lockDelayMs = 0;
+    TimeMs heldBackUntil = 0;
     TrieNode *node = nullptr;
     std::size_t nodeSlot = 0;  // index in node->leases
     std::size_t agentSlot = 0; // index in agent->held
@@ -89,6 +94,7 @@ struct Waiter : Timed
     std::vector<TrieNode *> nodes;
     Mode mode = Mode::Write;
     std::int64_t ttlMs = 0;
+    std::int64_t lockDelayMs = -1; // asked for; -1: the configured default
     TimeMs since = 0;
 };
 

@@ -18,7 +18,9 @@ inline std::uint32_t relevant(const std::array<std::uint32_t, 2> &counts, bool e
 
 inline bool leaseConflicts(const LeaseRecord *l, bool exclusive, const AgentRecord *self)
 {
-    return (l->exclusive || exclusive) && (l->agent != self || l->pending.has_value());
+    // A name held back (lock-delay) is taken from everyone, its last holder too.
+    return (l->exclusive || exclusive) &&
+           (l->agent != self || l->pending.has_value() || l->heldBackUntil > 0);
 }
 
 // Whether an entry for `entry`, found on the way to `query` or below it, names something the

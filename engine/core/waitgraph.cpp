@@ -28,7 +28,8 @@ void WaitGraph::blockersOf(const AgentRecord *from, const ResourceName &name, bo
                            std::uint64_t beforeTicket, std::vector<Edge> &out) const
 {
     m_trie.forEachLeaseConflict(name, exclusive, from, [&](LeaseRecord *l) {
-        addEdge(out, from, l->agent, &name);
+        if (l->heldBackUntil == 0) // a name held back (lock-delay) is nobody's: no edge
+            addEdge(out, from, l->agent, &name);
         return true;
     });
     if (beforeTicket == 0)

@@ -32,7 +32,8 @@ std::string cycleCell(const std::vector<CycleStep> &cycle)
 
 const char *const kLedgerCsvHeader =
     "seq,at,kind,actorDid,resource,leaseId,token,reason,ttlMs,op,mode,waitedMs,holder,cycle,by,"
-    "whileDown,target,released,suspended,paused,pinId,before,after,to,via,pid,command,summary\r\n";
+    "whileDown,target,released,suspended,paused,pinId,before,after,to,via,pid,command,heldBackMs,"
+    "summary\r\n";
 
 } // namespace
 
@@ -65,7 +66,8 @@ QByteArray ledgerCsv(const std::vector<LedgerEvent> &events, bool header)
                (e.kind == EventKind::AdminPause ? (f.paused ? "true" : "false") : "") + ',' +
                csvField(f.pinId) + ',' + csvField(f.before) + ',' + csvField(f.after) + ',' +
                csvField(f.to) + ',' + csvField(f.via) + ',' + csvNumber(f.pid, f.pid >= 0) + ',' +
-               csvField(f.command) + ',' + csvField(eventSummary(e).toStdString()) + "\r\n";
+               csvField(f.command) + ',' + csvNumber(f.heldBackMs, f.heldBackMs > 0) + ',' +
+               csvField(eventSummary(e).toStdString()) + "\r\n";
     }
     return out;
 }

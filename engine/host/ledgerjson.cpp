@@ -78,6 +78,8 @@ json toJson(const LedgerEvent &e)
         j["pid"] = f.pid;
     if (!f.command.empty())
         j["command"] = f.command;
+    if (f.heldBackMs > 0)
+        j["heldBackMs"] = f.heldBackMs;
     if (e.kind == EventKind::WorkspaceMutation) {
         j["before"] = orNull(f.before);
         j["after"] = orNull(f.after);
@@ -126,6 +128,7 @@ std::optional<LedgerEvent> ledgerEventFromJson(const json &j)
     f.via = text(j, "via");
     f.pid = number<std::int64_t>(j, "pid", -1);
     f.command = text(j, "command");
+    f.heldBackMs = number<std::int64_t>(j, "heldBackMs", 0);
     return e;
 }
 

@@ -13,14 +13,25 @@ QString q(const std::string &s)
 
 QString leaseHeld(const Refusal &r, const NextSteps &steps)
 {
-    QString s = r.queued ? QStringLiteral("%1 is queued for by %2").arg(q(r.resource), q(r.holder))
-                         : QStringLiteral("%1 is held by %2").arg(q(r.resource), q(r.holder));
-    if (!r.heldResource.empty() && r.heldResource != r.resource)
-        s += QStringLiteral(" through %1").arg(q(r.heldResource));
-    s += QStringLiteral(" (for %1, %2 %3).")
-             .arg(formatDuration(r.heldForMs),
-                  r.queued ? QStringLiteral("waiting up to") : QStringLiteral("expires in"),
-                  formatDuration(r.expiresInMs));
+    QString s;
+    if (r.heldBackMs > 0) {
+        // Lock-delay: the lease ended without a release; its holder may still be writing.
+        s = QStringLiteral("%1 is held back for %2 more")
+                .arg(q(r.resource), formatDuration(r.heldBackMs));
+        if (!r.heldResource.empty() && r.heldResource != r.resource)
+            s += QStringLiteral(" through %1").arg(q(r.heldResource));
+        s += QStringLiteral(": %1's lease on it ended without a release (lock-delay).")
+                 .arg(q(r.holder));
+    } else {
+        s = r.queued ? QStringLiteral("%1 is queued for by %2").arg(q(r.resource), q(r.holder))
+                     : QStringLiteral("%1 is held by %2").arg(q(r.resource), q(r.holder));
+        if (!r.heldResource.empty() && r.heldResource != r.resource)
+            s += QStringLiteral(" through %1").arg(q(r.heldResource));
+        s += QStringLiteral(" (for %1, %2 %3).")
+                 .arg(formatDuration(r.heldForMs),
+                      r.queued ? QStringLiteral("waiting up to") : QStringLiteral("expires in"),
+                      formatDuration(r.expiresInMs));
+    }
     if (r.cancelled)
         s += QStringLiteral(" Your wait was cut short; nothing was taken.");
     else if (r.waitedMs >= 0)

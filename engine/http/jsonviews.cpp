@@ -27,6 +27,8 @@ json toJson(const LeaseInfo &l)
         j["pendingRelease"] = true;
     if (l.extended)
         j["extended"] = true; // a re-acquire: same lease and token, new expiry
+    if (l.lockDelayMs > 0)
+        j["lockDelayMs"] = l.lockDelayMs;
     return j;
 }
 
@@ -51,6 +53,8 @@ json toJson(const Refusal &r, const NextSteps &steps)
             j["heldResource"] = r.heldResource;
         j["heldForMs"] = r.heldForMs;
         j["expiresInMs"] = r.expiresInMs;
+        if (r.heldBackMs > 0)
+            j["heldBackMs"] = r.heldBackMs;
     }
     if (r.stampede)
         j["stampede"] = {{"waiters", r.stampede->waiters},

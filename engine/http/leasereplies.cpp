@@ -79,6 +79,10 @@ bool appendLease(std::string &out, const LeaseInfo &l)
     out += ",\"leaseId\":";
     if (!appendString(out, l.leaseId))
         return false;
+    if (l.lockDelayMs > 0) {
+        out += ",\"lockDelayMs\":";
+        appendInteger(out, l.lockDelayMs);
+    }
     out += ",\"mode\":";
     appendString(out, modeName(l.mode));
     if (l.pendingRelease)

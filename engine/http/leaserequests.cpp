@@ -58,6 +58,7 @@ readAcquire(const json &body, const ResourceParser &parser, std::string actor)
     const auto modeText = r.string("mode", false, 16);
     const auto ttl = r.integer("ttlMs", false, 0, kMaxDurationInput);
     const auto wait = r.integer("waitMs", false, 0, kMaxDurationInput);
+    const auto lockDelay = r.integer("lockDelayMs", false, 0, kMaxLockDelayInput);
     std::optional<Mode> mode = Mode::Write;
     if (!r.failed() && modeText && !(mode = parseMode(*modeText)))
         r.fail("mode must be read, write or delete");
@@ -67,8 +68,14 @@ readAcquire(const json &body, const ResourceParser &parser, std::string actor)
     auto resources = parseNames(parser, *texts, field, &error);
     if (!resources)
         return error;
-    return AcquireRequest{std::move(actor), std::move(*resources), *mode, ttl,
-                          std::min(wait.value_or(0), kCoordinationWaitCapMs)};
+    AcquireRequest out;
+    out.actor = std::move(actor);
+    out.resources = std::move(*resources);
+    out.mode = *mode;
+    out.ttlMs = ttl;
+    out.waitMs = std::min(wait.value_or(0), kCoordinationWaitCapMs);
+    out.lockDelayMs = lockDelay;
+    return out;
 }
 
 std::variant<ReleaseRequest, std::string> readRelease(const json &body,

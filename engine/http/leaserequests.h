@@ -21,6 +21,8 @@ constexpr std::int64_t kMaxDurationInput = std::int64_t(1) << 40;
 // How long a coordination acquire (REST /lease, MCP coordination_lease_acquire) may wait: never
 // above the surface's default TTL, so a waiter cannot outlast what it waits for by default.
 constexpr std::int64_t kCoordinationWaitCapMs = 30'000;
+// The longest lock-delay a request may ask for (the engine caps it at maxLockDelayMs too).
+constexpr std::int64_t kMaxLockDelayInput = 60'000;
 
 struct ReleaseRequest
 {

@@ -42,6 +42,7 @@ json withRefusalFields(json properties)
     properties["heldResource"] = kString;
     properties["heldForMs"] = kInteger;
     properties["expiresInMs"] = kInteger;
+    properties["heldBackMs"] = kInteger;
     properties["retryAfterSeconds"] = kInteger;
     properties["waitingOn"] = kString;
     properties["cycle"] = {{"type", "array"}, {"items", kString}};

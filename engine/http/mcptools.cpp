@@ -97,11 +97,14 @@ void McpTools::publish()
         {"wait", described(seconds, "Seconds to wait if held (default 90, at most 90)")},
         {"mode", modeSchema}};
     json releaseIn = {{"paths", pathsSchema("What to release; omit to release everything")}};
-    json leaseIn = {{"resource", kString},
-                    {"resources", pathsSchema("Several resources, all granted or none")},
-                    {"mode", modeSchema},
-                    {"ttlMs", kInteger},
-                    {"waitMs", kInteger}};
+    json leaseIn = {
+        {"resource", kString},
+        {"resources", pathsSchema("Several resources, all granted or none")},
+        {"mode", modeSchema},
+        {"ttlMs", kInteger},
+        {"waitMs", kInteger},
+        {"lockDelayMs", described(kInteger, "Ms each name stays held back from "
+                                            "everyone if the lease expires (0-60000)")}};
     json leaseReleaseIn = {{"resource", kString},
                            {"resources", pathsSchema("Several resources")},
                            {"leaseId", kString}};

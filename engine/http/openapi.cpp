@@ -32,6 +32,16 @@ json requestSchema(const QString &path)
                  {"mode", {{"type", "string"}, {"enum", {"read", "write", "delete"}}}},
                  {"ttlMs", integer()},
                  {"waitMs", integer()},
+                 {"lockDelayMs",
+                  {{"type", "integer"},
+                   {"minimum", 0},
+                   {"maximum", 60000},
+                   {"description", "How long each name is held back from everyone after the "
+                                   "lease ends without a release (expiry, an operator)"}}},
+                 {"waitWhileHolding",
+                  {{"type", "boolean"},
+                   {"description", "With waitMs: park even while the caller holds other leases "
+                                   "(a wait that would close a cycle is refused as deadlock)"}}},
                  {"wording", {{"type", "string"}, {"enum", {"rest", "lock", "tool"}}}}};
     } else if (last == QLatin1String("release")) {
         props = {

@@ -83,10 +83,12 @@ void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &defe
         return respond(invalid(*error));
     FieldReader r(in->body);
     const auto wording = r.string("wording", false, 16);
+    const auto whileHolding = r.boolean("waitWhileHolding", false);
     const std::optional<NextSteps> steps = wordingSteps(wording.value_or("rest"));
     if (r.failed() || !steps)
         return respond(invalid(r.failed() ? r.error() : "wording must be rest, lock or tool"));
-    const AcquireRequest &request = std::get<AcquireRequest>(read);
+    AcquireRequest &request = std::get<AcquireRequest>(read);
+    request.waitWhileHolding = whileHolding.value_or(false);
     const AcquireResult result = m_host.run([&](LeaseEngine &e) { return e.acquire(request); });
     if (const auto *grant = std::get_if<Grant>(&result))
         return respond(grantReply(*grant));

@@ -155,7 +155,7 @@ void LeaseModel::dropWants(const std::string &agent)
 MOutcome LeaseModel::acquire(TimeMs now, const std::string &agent,
                              std::vector<ResourceName> resources, Mode mode,
                              std::optional<std::int64_t> ttl, std::int64_t waitMs,
-                             std::uint64_t waitId)
+                             std::uint64_t waitId, bool waitWhileHolding)
 {
     MOutcome out;
     out.kind = MOutcome::Refused;
@@ -188,7 +188,7 @@ MOutcome LeaseModel::acquire(TimeMs now, const std::string &agent,
         return out;
     }
     const std::int64_t wait = std::min<std::int64_t>(waitMs, 90'000);
-    if (wait > 0 && !holdsAny(agent)) {
+    if (wait > 0 && (waitWhileHolding || !holdsAny(agent))) {
         m_parked.push_back({waitId, agent, res, excl, mode, ttlMs, now, now + wait});
         out.kind = MOutcome::Parked;
         return out;

@@ -84,7 +84,7 @@ public:
 
     MOutcome acquire(TimeMs now, const std::string &agent, std::vector<ResourceName> resources,
                      Mode mode, std::optional<std::int64_t> ttl, std::int64_t waitMs,
-                     std::uint64_t waitId);
+                     std::uint64_t waitId, bool waitWhileHolding = false);
     // Names leases the model created with the ids the engine chose; returns false when a lease
     // the model already knew under one id now has another (ids must be stable).
     bool syncIds(const std::map<std::uint64_t, std::string> &idsByToken);

@@ -145,13 +145,16 @@ void Driver::step(std::string &what)
         const Mode m = mode();
         const auto t = ttl();
         const std::int64_t wait = chance(40) ? std::int64_t(1 + pick(15'000)) : 0;
+        // The hooks' opt-in: park while holding, with deadlock detection as for every wait.
+        const bool whileHolding = chance(30);
         what = "acquire " + a + " " + res[0].canonical() + " n=" + std::to_string(res.size()) +
-               " mode=" + std::string(modeName(m)) + " wait=" + std::to_string(wait);
-        AcquireRequest request{a, res, m, t, wait};
+               " mode=" + std::string(modeName(m)) + " wait=" + std::to_string(wait) +
+               (whileHolding ? " whileHolding" : "");
+        AcquireRequest request{a, res, m, t, wait, whileHolding};
         const AcquireResult r = engine.acquire(request);
         const std::uint64_t waitId =
             std::holds_alternative<Parked>(r) ? std::get<Parked>(r).waitId : 0;
-        compareOutcome(model.acquire(now, a, res, m, t, wait, waitId), r, what);
+        compareOutcome(model.acquire(now, a, res, m, t, wait, waitId, whileHolding), r, what);
     } else if (op < 55) {
         const std::string a = agent();
         std::vector<ResourceName> res;

@@ -23,6 +23,9 @@ private slots:
     void cancellationTakesNothing();
     void grantToAGoneClientIsReleased();
     void holderMayNotWait();
+    void holderWaitsWhenItAsksToWaitWhileHolding();
+    void holdersWaitingOnEachOtherAreRefusedAsDeadlock();
+    void holdingWaiterQueuesInArrivalOrderAndCancelsCleanly();
     void waitIsCappedAtMaxWait();
     void wantsLapseAndShowInQueue();
     void stampedeBackoffGrowsAndCaps();
@@ -215,6 +218,90 @@ void TstWaits::holderMayNotWait()
     QVERIFY(refusalOf(r).holdAndWait);
     QCOMPARE(m_engine->parkedCount(), 0u);
     QVERIFY(m_listener.began.empty());
+}
+
+namespace {
+
+AcquireRequest whileHolding(const std::string &actor, std::initializer_list<std::string> resources,
+                            std::int64_t waitMs)
+{
+    AcquireRequest r = req(actor, resources, Mode::Write, waitMs);
+    r.waitWhileHolding = true;
+    return r;
+}
+
+} // namespace
+
+void TstWaits::holderWaitsWhenItAsksToWaitWhileHolding()
+{
+    // A coding agent's hook: the agent edited lock:mine earlier in its turn and now waits for
+    // one more file, keeping what it has.
+    m_engine->acquire(req("a", {"lock:mine"}));
+    m_engine->acquire(req("b", {"lock:x"}));
+    const auto w = m_engine->acquire(whileHolding("a", {"lock:x"}, 20'000));
+    QVERIFY(std::holds_alternative<Parked>(w));
+    QCOMPARE(m_engine->parkedCount(), 1u);
+    m_engine->checkInvariants();
+    m_clock.advance(700);
+    m_engine->release("b", {name("lock:x")});
+    const WaitOutcome *outcome = m_listener.outcomeOf(waitIdOf(w));
+    QVERIFY(outcome && std::holds_alternative<Grant>(*outcome));
+    QCOMPARE(std::get<Grant>(*outcome).waitedMs, 700);
+    // It keeps what it held and has the new one too.
+    QCOMPARE(m_engine->agentView("a").held.size(), 2u);
+    // Without a wait it is refused at once, as any request (no hold-and-wait hint: it asked
+    // for no wait).
+    m_engine->acquire(req("c", {"lock:y"}));
+    const auto r = m_engine->acquire(whileHolding("a", {"lock:y"}, 0));
+    QVERIFY(!refusalOf(r).holdAndWait);
+    QCOMPARE(refusalOf(r).holder, std::string("c"));
+}
+
+void TstWaits::holdersWaitingOnEachOtherAreRefusedAsDeadlock()
+{
+    // Two agents each hold a file and each waits, in a hook, for the other's: the first parks,
+    // the second would close the cycle and is refused at once, naming it.
+    m_engine->acquire(req("a", {"src/a.ts"}));
+    m_engine->acquire(req("b", {"src/b.ts"}));
+    const auto first = m_engine->acquire(whileHolding("a", {"src/b.ts"}, 20'000));
+    QVERIFY(std::holds_alternative<Parked>(first));
+    const auto second = m_engine->acquire(whileHolding("b", {"src/a.ts"}, 20'000));
+    QVERIFY(std::holds_alternative<Refusal>(second));
+    const Refusal &no = refusalOf(second);
+    QCOMPARE(no.reason, RefusalReason::Deadlock);
+    QCOMPARE(no.holder, std::string("a"));
+    QCOMPARE(no.resource, std::string("fs:src/a.ts"));
+    QCOMPARE(no.waitingOn, std::string("fs:src/b.ts"));
+    QCOMPARE(no.cycle.size(), 2u);
+    QCOMPARE(no.cycle[0].agent, std::string("b"));
+    QCOMPARE(no.cycle[1].agent, std::string("a"));
+    QCOMPARE(m_engine->parkedCount(), 1u);
+    // The refused agent lets go of its file: the first waiter is granted at once.
+    m_engine->release("b", {});
+    const WaitOutcome *outcome = m_listener.outcomeOf(waitIdOf(first));
+    QVERIFY(outcome && std::holds_alternative<Grant>(*outcome));
+}
+
+void TstWaits::holdingWaiterQueuesInArrivalOrderAndCancelsCleanly()
+{
+    m_engine->acquire(req("h", {"lock:x"}));
+    m_engine->acquire(req("a", {"lock:a"}));
+    m_engine->acquire(req("b", {"lock:b"}));
+    const auto wa = m_engine->acquire(whileHolding("a", {"lock:x"}, 20'000));
+    const auto wc = m_engine->acquire(req("c", {"lock:x"}, Mode::Write, 20'000));
+    const auto wb = m_engine->acquire(whileHolding("b", {"lock:x"}, 20'000));
+    QCOMPARE(m_engine->parkedCount(), 3u);
+    // a's hook process is killed: its wait ends and takes nothing; a keeps lock:a.
+    m_engine->cancelWait(waitIdOf(wa));
+    const WaitOutcome *cancelled = m_listener.outcomeOf(waitIdOf(wa));
+    QVERIFY(cancelled && std::get<Refusal>(*cancelled).cancelled);
+    QCOMPARE(m_engine->agentView("a").held.size(), 1u);
+    m_engine->release("h", {});
+    QVERIFY(std::holds_alternative<Grant>(*m_listener.outcomeOf(waitIdOf(wc))));
+    QVERIFY(!m_listener.outcomeOf(waitIdOf(wb)));
+    m_engine->release("c", {});
+    QVERIFY(std::holds_alternative<Grant>(*m_listener.outcomeOf(waitIdOf(wb))));
+    QCOMPARE(m_engine->agentView("b").held.size(), 2u);
 }
 
 void TstWaits::waitIsCappedAtMaxWait()

@@ -62,6 +62,8 @@ QList<LeaseInfo> variants()
     l.ttlMs = 0;
     l.grantedAt = 0;
     out << l;
+    l.lockDelayMs = 60'000;
+    out << l;
     std::string every;
     for (int c = 1; c < 0x80; ++c)
         every += char(c);

@@ -246,10 +246,11 @@ void TstRestApi::ledgerExportsJsonLinesAndCsv()
     const HttpResult csv = s->get(base + QStringLiteral("?format=csv&since=1"), kKeyB);
     QCOMPARE(csv.status, 200);
     QVERIFY(csv.header("Content-Type").startsWith("text/csv"));
-    QVERIFY2(csv.raw.startsWith("seq,at,kind,actorDid,resource,leaseId,token,reason,ttlMs,op,mode,"
-                                "waitedMs,holder,cycle,by,whileDown,target,released,suspended,"
-                                "paused,pinId,before,after,to,via,pid,command,summary\r\n2,"),
-             csv.raw.constData());
+    QVERIFY2(
+        csv.raw.startsWith("seq,at,kind,actorDid,resource,leaseId,token,reason,ttlMs,op,mode,"
+                           "waitedMs,holder,cycle,by,whileDown,target,released,suspended,"
+                           "paused,pinId,before,after,to,via,pid,command,heldBackMs,summary\r\n2,"),
+        csv.raw.constData());
     QVERIFY2(csv.raw.contains(",coordination.lease.released,did:agent:a,\"lock:a,b\","),
              csv.raw.constData()); // a comma inside a field is quoted
     QCOMPARE(s->get(base + QStringLiteral("?format=xml"), kKeyB).status, 400);

@@ -77,6 +77,13 @@ void TstRestInput::badInputIsA4xxNamingTheField_data()
     row("ttl huge", "POST", "/lease", R"({"resource":"lock:a","ttlMs":99999999999999999999})", 400,
         "ttlMs");
     row("wait negative", "POST", "/lease", R"({"resource":"lock:a","waitMs":-1})", 400, "waitMs");
+    row("lock-delay above a minute", "POST", "/lease",
+        R"({"resource":"lock:a","lockDelayMs":60001})", 400, "lockDelayMs");
+    row("lock-delay not a number", "POST", "/lease", R"({"resource":"lock:a","lockDelayMs":"1s"})",
+        400, "lockDelayMs");
+    row("waitWhileHolding not a boolean", "POST", "/lease",
+        R"({"resource":"lock:a","waitMs":10,"waitWhileHolding":"yes"})", 400,
+        "waitWhileHolding must be true or false");
     row("actor wrong type", "POST", "/lease", R"({"resource":"lock:a","actorDid":5})", 400,
         "actorDid must be a string");
     row("actor other agent", "POST", "/lease", R"({"resource":"lock:a","actorDid":"did:agent:x"})",
