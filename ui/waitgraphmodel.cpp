@@ -30,9 +30,57 @@ const WaitGraphModel::Node *WaitGraphModel::node(const QString &did) const
     return nullptr;
 }
 
-QPointF WaitGraphModel::placeOf(int slot) const
+const WaitGraphModel::Node *WaitGraphModel::nodeOf(const QString &did) const
 {
-    return {(slot % kColumns) * kCellWidth, (slot / kColumns) * kCellHeight};
+    for (const Node &n : m_nodes) {
+        if (n.did == did || n.members.contains(did))
+            return &n;
+    }
+    return nullptr;
+}
+
+QString WaitGraphModel::crowdKey(const QString &resource, const QString &holder)
+{
+    return QStringLiteral("crowd:") + resource + QLatin1Char('@') + holder;
+}
+
+void WaitGraphModel::expand(const QString &crowd, bool expanded)
+{
+    if (expanded)
+        m_expanded.insert(crowd);
+    else
+        m_expanded.erase(crowd);
+}
+
+void WaitGraphModel::gather(std::map<EdgeKey, Edge> &edges,
+                            std::map<QString, QStringList> &crowds) const
+{
+    // Who takes part in what: a crowd's members wait for one thing and nothing waits for them.
+    std::map<QString, int> out, in;
+    for (const auto &[key, e] : edges) {
+        ++out[e.from];
+        ++in[e.to];
+    }
+    std::map<std::pair<QString, QString>, std::vector<EdgeKey>> queues; // (resource, holder)
+    for (const auto &[key, e] : edges)
+        if (out[e.from] == 1 && in[e.from] == 0 && e.mark == Mark::None)
+            queues[{e.resource, e.to}].push_back(key);
+    for (const auto &[queue, keys] : queues) {
+        const QString crowd = crowdKey(queue.first, queue.second);
+        if (int(keys.size()) < kCrowd || m_expanded.count(crowd))
+            continue;
+        Edge folded{crowd, queue.second, queue.first, false, false, Mark::None, int(keys.size())};
+        QStringList members;
+        for (const EdgeKey &k : keys) {
+            const Edge &e = edges.at(k);
+            folded.parked = folded.parked || e.parked;
+            members << e.from;
+            edges.erase(k);
+        }
+        members.sort();
+        crowds[crowd] = members;
+        edges.emplace(EdgeKey{crowd, queue.second, queue.first}, folded);
+    }
 }
 
 bool WaitGraphModel::update(const ConsoleState &state)
@@ -51,7 +99,7 @@ void WaitGraphModel::rebuild(const ConsoleState &state)
 {
     const ConsoleFrame *f = state.frame();
     if (!f) {
-        m_slots.clear();
+        m_layout = {};
         return;
     }
     const Snapshot &s = f->snapshot;
@@ -95,8 +143,11 @@ void WaitGraphModel::rebuild(const ConsoleState &state)
         m_refusedPath = refused.back().cycle;
     }
 
-    // The nodes: every agent on an edge; the marked and the busiest first when there are too
-    // many to draw.
+    std::map<QString, QStringList> crowds;
+    gather(edges, crowds);
+
+    // The nodes: every agent (or crowd) on an edge; the marked and the busiest first when there
+    // are too many to draw.
     struct Tally
     {
         Mark mark = Mark::None;
@@ -107,7 +158,7 @@ void WaitGraphModel::rebuild(const ConsoleState &state)
     for (const auto &[key, e] : edges) {
         for (const QString &did : {e.from, e.to}) {
             Tally &t = tally[did];
-            ++t.degree;
+            t.degree += e.count;
             if (e.mark == Mark::LiveCycle || (e.mark == Mark::RefusedCycle && t.mark == Mark::None))
                 t.mark = e.mark;
         }
@@ -126,24 +177,15 @@ void WaitGraphModel::rebuild(const ConsoleState &state)
         m_hidden = int(order.size()) - kMaxNodes;
         order.resize(kMaxNodes);
     }
-    std::set<QString> shown(order.begin(), order.end());
-
-    // Places: kept for those still here, freed for those gone, the lowest free one for a
-    // newcomer (newcomers in name order, so the same frame always lays out the same way).
-    for (auto it = m_slots.begin(); it != m_slots.end();)
-        it = shown.count(it->first) ? std::next(it) : m_slots.erase(it);
-    std::set<int> taken;
-    for (const auto &[did, slot] : m_slots)
-        taken.insert(slot);
-    int next = 0;
-    for (const QString &did : shown) {
-        if (m_slots.count(did))
-            continue;
-        while (taken.count(next))
-            ++next;
-        m_slots[did] = next;
-        taken.insert(next);
-    }
+    const std::set<QString> shown(order.begin(), order.end());
+    std::vector<std::pair<QString, QString>> arrows;
+    for (const auto &[key, e] : edges)
+        if (shown.count(e.from) && shown.count(e.to))
+            arrows.emplace_back(e.from, e.to);
+    const std::map<QString, QPointF> at = m_layout.place(shown, arrows);
+    std::set<QString> ringed;
+    for (const std::vector<QString> &cycle : m_layout.cycles())
+        ringed.insert(cycle.begin(), cycle.end());
 
     std::map<QString, QStringList> holds;
     for (const LeaseInfo &l : s.leases) {
@@ -152,7 +194,8 @@ void WaitGraphModel::rebuild(const ConsoleState &state)
             holds[holder] << qs(l.resource);
     }
     for (const QString &did : shown) {
-        Node n{did, placeOf(m_slots[did]), holds[did], tally[did].waits, tally[did].mark};
+        Node n{did,         at.at(did),           holds[did], tally[did].waits, tally[did].mark,
+               crowds[did], ringed.count(did) > 0};
         n.holds.sort();
         m_nodes.push_back(std::move(n));
     }

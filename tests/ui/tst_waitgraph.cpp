@@ -68,7 +68,12 @@ private slots:
     void aRefusedCycleIsDrawnWithExactlyItsEdges();
     void aLiveCycleOfWantsIsMarked();
     void nodesKeepTheirPlaces();
+    void holdersOnTheLeftWaitersToTheRight();
+    void aCycleSharesAColumn();
+    void aCrowdIsOneNodeUntilOpened();
     void thePageDrawsTheGraph();
+    void findOpensTheCrowdAndSelects();
+    void zoomStaysWhereTheOperatorPutIt();
 
 private:
     // left holds parser.cpp and wants lexer.cpp; right holds lexer.cpp and is refused
@@ -188,7 +193,7 @@ void TestWaitGraph::nodesKeepTheirPlaces()
         places.insert({p.x(), p.y()});
     QCOMPARE(places.size(), 4u);
 
-    // a and b leave the graph (b is granted); e takes the first place they freed, and c and d
+    // a and b leave the graph (b is granted); e queues behind d, in d's column, and c and d
     // stay where they were.
     m_engine->release("did:agent:a", {});
     m_engine->acquire(req("did:agent:e", {"lock:two"}, Mode::Write, 60'000));
@@ -198,11 +203,84 @@ void TestWaitGraph::nodesKeepTheirPlaces()
     QVERIFY(!g.node("did:agent:b"));
     QCOMPARE(g.node("did:agent:c")->pos, c);
     QCOMPARE(g.node("did:agent:d")->pos, d);
-    QCOMPARE(g.node("did:agent:e")->pos, a);
+    QCOMPARE(g.node("did:agent:e")->pos.x(), d.x());
+    QVERIFY(g.node("did:agent:e")->pos != d);
     m_engine->release("did:agent:b", {});
     m_engine->release("did:agent:c", {});
     m_engine->release("did:agent:d", {});
     m_engine->release("did:agent:e", {});
+}
+
+void TestWaitGraph::holdersOnTheLeftWaitersToTheRight()
+{
+    // a holds x; b holds y and wants x; c wants y: three columns, every arrow pointing left.
+    m_engine->acquire(req("did:agent:a", {"lock:x"}));
+    m_engine->acquire(req("did:agent:b", {"lock:y"}));
+    m_engine->acquire(req("did:agent:b", {"lock:x"}));
+    m_engine->acquire(req("did:agent:c", {"lock:y"}));
+    ConsoleState state;
+    state.absorb(frame());
+    WaitGraphModel g;
+    g.update(state);
+    const double a = g.node("did:agent:a")->pos.x();
+    const double b = g.node("did:agent:b")->pos.x();
+    const double c = g.node("did:agent:c")->pos.x();
+    QVERIFY(a < b && b < c);
+    for (const WaitGraphModel::Edge &e : g.edges())
+        QVERIFY(g.node(e.from)->pos.x() > g.node(e.to)->pos.x());
+    // A waiter shares its holder's row where it is free: short, level arrows.
+    QCOMPARE(g.node("did:agent:b")->pos.y(), g.node("did:agent:a")->pos.y());
+    m_engine->release("did:agent:a", {});
+    m_engine->release("did:agent:b", {});
+}
+
+void TestWaitGraph::aCycleSharesAColumn()
+{
+    refuseADeadlock();
+    m_engine->acquire(req("did:agent:third", {"src/parser.cpp"})); // wants left's file
+    ConsoleState state;
+    state.absorb(frame());
+    WaitGraphModel g;
+    g.update(state);
+    const WaitGraphModel::Node *left = g.node("did:agent:left");
+    const WaitGraphModel::Node *right = g.node("did:agent:right");
+    QCOMPARE(left->pos.x(), right->pos.x()); // one under the other, drawn as a loop
+    QVERIFY(left->pos.y() != right->pos.y());
+    QVERIFY(left->inCycle && right->inCycle);
+    QVERIFY(!g.node("did:agent:third")->inCycle);
+    QVERIFY(g.node("did:agent:third")->pos.x() > left->pos.x()); // behind the ring
+}
+
+void TestWaitGraph::aCrowdIsOneNodeUntilOpened()
+{
+    m_engine->acquire(req("did:agent:holder", {"lock:deploy"}));
+    for (int i = 0; i < 30; ++i)
+        m_engine->acquire(
+            req("did:agent:w" + std::to_string(i), {"lock:deploy"}, Mode::Write, 60'000));
+    m_engine->acquire(req("did:agent:solo", {"lock:other"})); // not a crowd of its own
+    ConsoleState state;
+    state.absorb(frame());
+    WaitGraphModel g;
+    g.update(state);
+    const QString crowd = WaitGraphModel::crowdKey("lock:deploy", "did:agent:holder");
+    QCOMPARE(g.nodes().size(), 2u); // the holder and its crowd (solo waits for nobody held)
+    const WaitGraphModel::Node *n = g.node(crowd);
+    QVERIFY(n);
+    QCOMPARE(n->members.size(), 30);
+    QCOMPARE(g.nodeOf("did:agent:w7"), n);
+    QCOMPARE(g.edges().size(), 1u);
+    QCOMPARE(g.edges().front().count, 30);
+    QVERIFY(g.edges().front().parked);
+
+    g.expand(crowd);
+    g.update(state);
+    QCOMPARE(g.nodes().size(), 31u);
+    QVERIFY(!g.node(crowd));
+    QCOMPARE(g.nodeOf("did:agent:w7")->did, QStringLiteral("did:agent:w7"));
+    g.expand(crowd, false);
+    g.update(state);
+    QCOMPARE(g.nodes().size(), 2u);
+    m_engine->release("did:agent:holder", {});
 }
 
 void TestWaitGraph::thePageDrawsTheGraph()
@@ -233,17 +311,17 @@ void TestWaitGraph::thePageDrawsTheGraph()
     QCOMPARE(selected, QStringLiteral("did:agent:right"));
 
     // The keyboard: the view takes the focus, its selected box has it, and the arrow keys walk
-    // from box to box (left and right share a row: left's place comes first).
+    // from box to box (left and right are a cycle, one under the other: left comes first).
     QVERIFY(QTest::qWaitForWindowActive(&page));
     page.view()->setFocus(Qt::TabFocusReason);
     QVERIFY(page.view()->scene()->focusItem());
     QCOMPARE(page.view()->scene()->focusItem()->data(0).toString(),
              QStringLiteral("did:agent:right"));
-    QTest::keyClick(page.view(), Qt::Key_Left);
+    QTest::keyClick(page.view(), Qt::Key_Up);
     QCOMPARE(selected, QStringLiteral("did:agent:left"));
-    QTest::keyClick(page.view(), Qt::Key_Left); // nothing further that way: it stays
+    QTest::keyClick(page.view(), Qt::Key_Up); // nothing further that way: it stays
     QCOMPARE(selected, QStringLiteral("did:agent:left"));
-    QTest::keyClick(page.view(), Qt::Key_Right);
+    QTest::keyClick(page.view(), Qt::Key_Down);
     QCOMPARE(selected, QStringLiteral("did:agent:right"));
 
     // The next frame changes the graph: a third agent wants left's file, and its box is drawn.
@@ -251,6 +329,61 @@ void TestWaitGraph::thePageDrawsTheGraph()
     state.absorb(frame());
     page.showState(state);
     QCOMPARE(boxesOf(page), QStringList({"did:agent:left", "did:agent:right", "did:agent:third"}));
+}
+
+void TestWaitGraph::findOpensTheCrowdAndSelects()
+{
+    m_engine->acquire(req("did:agent:holder", {"lock:deploy"}));
+    for (int i = 0; i < 12; ++i)
+        m_engine->acquire(
+            req("did:agent:w" + std::to_string(i), {"lock:deploy"}, Mode::Write, 60'000));
+    ConsoleState state;
+    state.absorb(frame());
+    WaitGraphPage page;
+    page.resize(900, 600);
+    page.show();
+    page.showState(state);
+    QCOMPARE(boxesOf(page).size(), 2); // the holder and one box for the twelve
+    QString selected;
+    connect(&page, &WaitGraphPage::agentSelected, this,
+            [&](const QString &did) { selected = did; });
+    QVERIFY(page.find(QStringLiteral("W11"))); // any case
+    QCOMPARE(selected, QStringLiteral("did:agent:w11"));
+    QCOMPARE(boxesOf(page).size(), 13); // its crowd opened
+    QVERIFY(!page.find(QStringLiteral("nobody-by-that-name")));
+    // Selecting (clicking) a crowd's box opens it too.
+    const QString crowd = WaitGraphModel::crowdKey("lock:deploy", "did:agent:holder");
+    page.openCrowd(crowd, false);
+    QCOMPARE(boxesOf(page).size(), 2);
+    for (QGraphicsItem *item : page.view()->scene()->items())
+        if (item->data(0).toString() == crowd)
+            item->setSelected(true);
+    QCOMPARE(boxesOf(page).size(), 13);
+    m_engine->release("did:agent:holder", {});
+}
+
+void TestWaitGraph::zoomStaysWhereTheOperatorPutIt()
+{
+    refuseADeadlock();
+    ConsoleState state;
+    state.absorb(frame());
+    WaitGraphPage page;
+    page.resize(900, 600);
+    page.show();
+    page.showState(state);
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    const double fitted = page.zoom();
+    page.view()->setFocus();
+    QTest::keyClick(page.view(), Qt::Key_Plus, Qt::ControlModifier);
+    QVERIFY(page.zoom() > fitted);
+    const double chosen = page.zoom();
+    m_engine->acquire(req("did:agent:third", {"src/parser.cpp"}));
+    state.absorb(frame());
+    page.showState(state); // a new frame is drawn at the operator's scale
+    QCOMPARE(page.zoom(), chosen);
+    QTest::keyClick(page.view(), Qt::Key_0, Qt::ControlModifier); // fit again
+    QVERIFY(page.zoom() <= 1.0);
+    QVERIFY(page.zoom() != chosen);
 }
 
 QTEST_MAIN(TestWaitGraph)
