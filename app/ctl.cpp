@@ -44,6 +44,11 @@ const std::vector<AppFlag> &flags()
         {"role", "ROLE", "keys add: agent (default) or admin.", ""},
         {"yes", nullptr, "release-all: really release every lease.", ""},
         {"project", "DIR", "install-hooks: the project folder (default: the current one).", ""},
+        {"user", nullptr,
+         "install-hooks: the user's own configuration (e.g. ~/.claude) instead of a project's.",
+         ""},
+        {"wait", "SECONDS",
+         "install-hooks: how long an edit of a held file waits for it (0 to 30, default 20).", ""},
     };
     return all;
 }
@@ -65,9 +70,9 @@ const std::vector<CtlCommand> &ctlCommands()
         {"ledger", "", "Ledger events (--since, --limit, --agent, --resource, --kind, --follow)"},
         {"watch", "", "The leases (--prefix), then every change as it happens, until interrupted"},
         {"keys", "add DID", "Mint a key for DID (shown once; the instance keeps a digest)"},
-        {"install-hooks", "claude-code",
-         "Add Leasehold's hooks to a project's .claude/settings.json (--project DIR), keeping its "
-         "own"},
+        {"install-hooks", "claude-code|codex|gemini|copilot|qwen|opencode",
+         "Add Leasehold's hooks to that agent's configuration (--project DIR or --user; "
+         "--wait SECONDS), keeping its own"},
     };
     return all;
 }

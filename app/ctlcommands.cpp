@@ -88,20 +88,30 @@ CtlExit CtlCommands::run(const QStringList &args)
     if (command == QLatin1String("watch") && needs(1, "watch [--prefix PREFIX]"))
         return watch();
     if (command == QLatin1String("install-hooks") &&
-        needs(2, "install-hooks claude-code [--project DIR]")) {
-        if (args[1] != QLatin1String("claude-code")) {
-            m_err << "leasehold ctl: install-hooks knows claude-code (other clients: "
-                     "docs/guard.md)\n";
+        needs(2, "install-hooks claude-code|codex|gemini|copilot|qwen|opencode "
+                 "[--project DIR | --user] [--url URL] [--wait SECONDS]")) {
+        if (m_parser.isSet(QStringLiteral("project")) && m_parser.isSet(QStringLiteral("user"))) {
+            m_err << "leasehold ctl: install-hooks writes the project's configuration "
+                     "(--project) or the user's (--user), not both\n";
             return CtlExit::Usage;
         }
-        // Only what the hook needs to find the instance: never the key (the settings file is
-        // shared; the agent's key comes from LEASEHOLD_KEY in its environment).
+        int wait = 20;
+        if (m_parser.isSet(QStringLiteral("wait"))) {
+            bool ok = false;
+            wait = m_parser.value(QStringLiteral("wait")).toInt(&ok);
+            if (!ok || wait < 0 || wait > 30) {
+                m_err << "leasehold ctl: --wait must be 0 to 30 seconds\n";
+                return CtlExit::Usage;
+            }
+        }
+        // Only what the hook needs to find the instance: never the key (the configuration may
+        // be shared; the agent's key comes from LEASEHOLD_KEY in its environment).
         QStringList flags;
         if (m_parser.isSet(QStringLiteral("url")))
             flags << QStringLiteral("--url") << m_parser.value(QStringLiteral("url"));
-        return installClaudeHooks(m_parser.value(QStringLiteral("project")), flags) == 0
-                   ? CtlExit::Ok
-                   : CtlExit::Refused;
+        const int code = installHooks(args[1], m_parser.value(QStringLiteral("project")),
+                                      m_parser.isSet(QStringLiteral("user")), flags, wait);
+        return code == 0 ? CtlExit::Ok : code == 2 ? CtlExit::Usage : CtlExit::Refused;
     }
     if (command == QLatin1String("keys") && needs(3, "keys add DID [--role agent|admin]")) {
         if (args[1] != QLatin1String("add")) {

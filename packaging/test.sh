@@ -14,6 +14,17 @@ cd "$(dirname "$0")/.."
 # The MCP client tests' packages, exactly as locked (no network access beyond the registry).
 npm ci --prefix tests/mcp --no-audit --no-fund --loglevel=error
 
+# The coding-agent CLIs the hook tests drive (tests/agents), each at its pinned version, cached
+# outside the clone: a second run costs nothing and needs no network. Bounded: a stuck registry
+# fails the run instead of stalling it.
+if [ -z "${LEASEHOLD_AGENT_CACHE:-}" ]; then
+    LEASEHOLD_AGENT_CACHE=/var/cache/leasehold/agents
+    mkdir -p "$LEASEHOLD_AGENT_CACHE" 2>/dev/null && [ -w "$LEASEHOLD_AGENT_CACHE" ] ||
+        LEASEHOLD_AGENT_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/leasehold/agents"
+fi
+export LEASEHOLD_AGENT_CACHE
+timeout 600 ./tests/agents/install.sh >/dev/null
+
 jobs=$(nproc)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLEASEHOLD_WERROR=ON \
     -DLEASEHOLD_REQUIRE_NODE_TESTS=ON -DLEASEHOLD_REQUIRE_ETCD_TESTS=ON

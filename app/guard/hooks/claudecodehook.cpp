@@ -1,109 +1,151 @@
 #include "claudecodehook.h"
 
-#include "workspacepaths.h"
-
-#include <QRegularExpression>
+#include "applypatch.h"
+#include "dialects.h"
 
 using nlohmann::json;
 
+// ClaudeStyleDialect: the shared reader of Claude Code, Qwen Code, Codex and Gemini CLI.
+
 namespace {
 
-const QString kBase = QLatin1String(ServiceClient::kBase);
-
-// A field's text, or nothing when the field is missing or is not a string: the event comes
-// from another program, and any field may hold anything.
-QString text(const json &object, const char *field)
+bool named(const char *wanted, const QString &name)
 {
-    if (!object.is_object() || !object.contains(field) || !object[field].is_string())
-        return {};
-    return QString::fromStdString(object[field].get<std::string>());
+    return wanted && *wanted && name == QLatin1String(wanted);
 }
 
-bool editsFiles(const QString &tool)
+const ClaudeStyleDialect::ToolFields *
+findTool(const std::vector<ClaudeStyleDialect::ToolFields> &tools, const QString &name)
 {
-    return tool == QLatin1String("Edit") || tool == QLatin1String("Write") ||
-           tool == QLatin1String("MultiEdit") || tool == QLatin1String("NotebookEdit");
+    for (const ClaudeStyleDialect::ToolFields &t : tools) {
+        if (name == QLatin1String(t.tool))
+            return &t;
+    }
+    return nullptr;
 }
 
-QByteArray deny(const QString &reason)
+QString firstOf(const json &input, const std::vector<const char *> &fields)
 {
-    const json out = {{"hookSpecificOutput",
-                       {{"hookEventName", "PreToolUse"},
-                        {"permissionDecision", "deny"},
-                        {"permissionDecisionReason", reason.toStdString()}}}};
-    return QByteArray::fromStdString(out.dump()) + '\n';
-}
-
-QByteArray warn(const QString &message)
-{
-    return QByteArray::fromStdString(json{{"systemMessage", message.toStdString()}}.dump()) + '\n';
+    for (const char *field : fields) {
+        QString value = hookjson::text(input, field);
+        if (!value.isEmpty())
+            return value;
+    }
+    return {};
 }
 
 } // namespace
 
-QString ClaudeCodeHook::sessionAgent(const QString &sessionId)
+std::optional<HookEvent> ClaudeStyleDialect::parse(const json &input,
+                                                   const QString &eventName) const
 {
-    QString name = sessionId;
-    name.remove(QRegularExpression(QStringLiteral("[^A-Za-z0-9-]")));
-    return QStringLiteral("did:agent:claude-code-") + name.left(36);
+    if (!input.is_object())
+        return std::nullopt;
+    HookEvent e;
+    e.eventName = hookjson::text(input, "hook_event_name");
+    if (e.eventName.isEmpty())
+        e.eventName = eventName;
+    if (e.eventName.isEmpty())
+        return std::nullopt;
+    e.session = hookjson::text(input, "session_id");
+    e.cwd = hookjson::text(input, "cwd");
+    const Table &t = m_table;
+    if (named(t.stop, e.eventName)) {
+        e.kind = HookEvent::Kind::Stop;
+        return e;
+    }
+    if (named(t.end, e.eventName)) {
+        e.kind = HookEvent::Kind::SessionEnd;
+        return e;
+    }
+    const bool pre = named(t.pre, e.eventName);
+    const bool postFailure = named(t.postFailure, e.eventName);
+    if (!pre && !postFailure && !named(t.post, e.eventName))
+        return e; // Kind::Other: a session start, a prompt, ...
+    e.tool = hookjson::text(input, "tool_name");
+    const json &args = hookjson::object(input, "tool_input");
+    for (const char *field : t.callIdFields) {
+        e.callId = hookjson::text(input, field);
+        if (!e.callId.isEmpty())
+            break;
+    }
+    if (const ToolFields *edit = findTool(t.edits, e.tool)) {
+        const QString path = firstOf(args, edit->fields);
+        if (!path.isEmpty())
+            e.files << path;
+    } else if (const ToolFields *patch = findTool(t.patches, e.tool)) {
+        for (const char *field : patch->fields) {
+            e.files = applypatch::files(hookjson::text(args, field));
+            if (!e.files.isEmpty())
+                break;
+        }
+    } else if (const ToolFields *shell = findTool(t.shells, e.tool)) {
+        for (const char *field : shell->fields) {
+            if (args.is_object() && args.contains(field))
+                e.command = hookjson::command(args[field]);
+            if (!e.command.isEmpty())
+                break;
+        }
+    }
+    e.files.removeIf([](const QString &f) { return f.contains(QChar(0)); }); // no file's name
+    if (e.files.isEmpty() && e.command.isEmpty())
+        return e; // a tool that changes no file the hook can name: Other
+    e.kind = pre ? HookEvent::Kind::PreTool : HookEvent::Kind::PostTool;
+    e.failed = postFailure;
+    e.durationMs = hookjson::number(input, "duration_ms");
+    e.fingerprint = e.tool + QLatin1Char(' ') + hookjson::fingerprint(args);
+    return e;
 }
 
-ClaudeCodeHook::Answer ClaudeCodeHook::run(const QByteArray &event, Settings settings)
+QStringList ClaudeStyleDialect::projectDirVariables() const
 {
-    const json in = json::parse(event.begin(), event.end(), nullptr, false);
-    const QString name = text(in, "hook_event_name");
-    if (!in.is_object() || name.isEmpty()) {
-        const QByteArray why = "leasehold hook: stdin is not a Claude Code hook event\n";
-        return settings.strict ? Answer{0, deny(QString::fromUtf8(why.trimmed())), why}
-                               : Answer{1, {}, why};
-    }
-    if (settings.service.key.isEmpty() && settings.service.agent.isEmpty())
-        settings.service.agent = sessionAgent(text(in, "session_id"));
-    ServiceClient service(settings.service);
+    QStringList out;
+    for (const char *v : m_table.projectDirVariables)
+        out << QLatin1String(v);
+    return out;
+}
 
-    if (name == QLatin1String("Stop") || name == QLatin1String("SessionEnd")) {
-        const ServiceClient::Reply r =
-            service.postNow(kBase + QStringLiteral("/release"), json::object());
-        if (r.status != 200)
-            return {0, {}, "leasehold hook: could not release: " + r.explanation().toUtf8() + '\n'};
-        return {};
-    }
-    const bool pre = name == QLatin1String("PreToolUse");
-    if ((!pre && name != QLatin1String("PostToolUse")) || !editsFiles(text(in, "tool_name")))
-        return {}; // not an event this hook guards
+HookAnswer ClaudeStyleDialect::deny(const HookEvent &event, const QString &reason) const
+{
+    return {0,
+            hookjson::line({{"hookSpecificOutput",
+                             {{"hookEventName", event.eventName.toStdString()},
+                              {"permissionDecision", "deny"},
+                              {"permissionDecisionReason", reason.toStdString()}}}}),
+            {}};
+}
 
-    const json &input = in.contains("tool_input") ? in["tool_input"] : json();
-    QString path = text(input, "file_path");
-    if (path.isEmpty())
-        path = text(input, "notebook_path");
-    QString root = settings.root;
-    if (root.isEmpty())
-        root = qEnvironmentVariable("CLAUDE_PROJECT_DIR");
-    if (root.isEmpty())
-        root = text(in, "cwd");
-    if (path.isEmpty() || root.isEmpty())
-        return {};
-    const WorkspacePaths::Named where = WorkspacePaths(root).name(path);
-    if (!where.judged())
-        return {}; // outside the shared workspace: nobody else's lease can cover it
+HookAnswer ClaudeStyleDialect::warn(const HookEvent &, const QString &message) const
+{
+    return {0, hookjson::line({{"systemMessage", message.toStdString()}}), message.toUtf8() + '\n'};
+}
 
-    const ServiceClient::Reply r =
-        service.postNow(kBase + QStringLiteral("/lease"), {{"resource", where.name.toStdString()},
-                                                           {"mode", "write"},
-                                                           {"ttlMs", settings.ttlMs},
-                                                           {"waitMs", 0},
-                                                           {"wording", "tool"}});
-    if (r.status == 200 || !pre)
-        return {};
-    if (r.status == 409 || r.status == 403) {
-        return {0,
-                deny(QStringLiteral("Leasehold: %1 (your %2 was not made)")
-                         .arg(r.explanation(), text(in, "tool_name"))),
-                {}};
-    }
-    const QString problem = QStringLiteral("Leasehold at %1 could not be asked about %2: %3")
-                                .arg(settings.service.base.toString(), where.name, r.explanation());
-    if (settings.strict)
-        return {0, deny(problem + QStringLiteral("; the edit is refused (--strict)")), {}};
-    return {0, warn(problem + QStringLiteral("; the edit goes ahead unguarded")), {}};
+HookAnswer ClaudeStyleDialect::addContext(const HookEvent &event, const QString &text) const
+{
+    return {0,
+            hookjson::line({{"hookSpecificOutput",
+                             {{"hookEventName", event.eventName.toStdString()},
+                              {"additionalContext", text.toStdString()}}}}),
+            {}};
+}
+
+const HookDialect &claudeCodeDialect()
+{
+    static const ClaudeStyleDialect dialect({
+        .name = "claude-code",
+        .edits = {{"Edit", {"file_path"}},
+                  {"Write", {"file_path"}},
+                  {"MultiEdit", {"file_path"}},
+                  {"NotebookEdit", {"notebook_path", "file_path"}}},
+        .patches = {},
+        .shells = {{"Bash", {"command"}}},
+        .pre = "PreToolUse",
+        .post = "PostToolUse",
+        .postFailure = "PostToolUseFailure",
+        .stop = "Stop",
+        .end = "SessionEnd",
+        .projectDirVariables = {"CLAUDE_PROJECT_DIR"},
+        .callIdFields = {"tool_use_id"},
+    });
+    return dialect;
 }

@@ -1,41 +1,56 @@
 #pragma once
 
-#include "serviceclient.h"
+#include "hookdialect.h"
 
-#include <QByteArray>
-#include <QString>
+#include <vector>
 
-// `leasehold hook claude-code`: one Claude Code hook event (JSON on stdin) answered as Claude
-// Code's hooks reference describes.
+// The dialect of the agents whose hooks send Claude Code's shape of event (snake_case,
+// hook_event_name, session_id, tool_name, tool_input, cwd) - Claude Code itself, Qwen Code,
+// Codex and Gemini CLI - read over a table of each agent's tools and event names. The
+// answers are Claude Code's (Gemini CLI writes its own denial, geminihook.cpp).
 //
-//   PreToolUse of Edit, Write, MultiEdit or NotebookEdit on a path inside the root: take or
-//     extend this agent's write lease on the file (never waiting). Another agent's lease denies
-//     the call: hookSpecificOutput.permissionDecision "deny", with the service's sentence naming
-//     the holder as permissionDecisionReason, which the model reads and acts on.
-//   PostToolUse of those tools: extend the lease again (the edit is done; the claim stands).
-//   Stop (the turn ended) and SessionEnd: release everything the agent holds, so no lease is
-//     left to expire against the agent's trust.
-//
-// The agent is the key's DID; with an --open instance and no --agent, one derived from the
-// session ("did:agent:claude-code-<session>"). When the instance cannot be reached the edit goes
-// ahead with a warning to the user (systemMessage), or with `strict` is denied.
-struct ClaudeCodeHook
+// Claude Code (the table below): PreToolUse / PostToolUse / PostToolUseFailure of Edit,
+// Write, MultiEdit (file_path), NotebookEdit (notebook_path) and Bash (command); Stop;
+// SessionEnd. Its project folder is $CLAUDE_PROJECT_DIR; a call's id is tool_use_id.
+class ClaudeStyleDialect : public HookDialect
 {
-    struct Settings
+public:
+    // A tool and the input fields that hold what it works on, first non-empty wins.
+    struct ToolFields
     {
-        ServiceClient::Settings service; // via "hook"; agent may be empty (see above)
-        QString root;                    // empty: $CLAUDE_PROJECT_DIR, else the event's cwd
-        qint64 ttlMs = 600'000;
-        bool strict = false;
+        const char *tool;
+        std::vector<const char *> fields;
     };
-    struct Answer
+    struct Table
     {
-        int exitCode = 0;
-        QByteArray out; // for stdout
-        QByteArray err; // for stderr
+        const char *name;
+        std::vector<ToolFields> edits;   // the fields name the file changed
+        std::vector<ToolFields> patches; // the field holds an apply_patch text
+        std::vector<ToolFields> shells;  // the field holds a command line
+        // The agent's event names; "" when it has no such event.
+        const char *pre;
+        const char *post;
+        const char *postFailure;
+        const char *stop;
+        const char *end;
+        std::vector<const char *> projectDirVariables;
+        std::vector<const char *> callIdFields;
     };
 
-    static Answer run(const QByteArray &event, Settings settings);
-    // The agent an --open instance knows this session as.
-    static QString sessionAgent(const QString &sessionId);
+    explicit ClaudeStyleDialect(Table table)
+        : m_table(std::move(table))
+    {}
+
+    QString name() const override { return QString::fromLatin1(m_table.name); }
+    std::optional<HookEvent> parse(const nlohmann::json &input,
+                                   const QString &eventName) const override;
+    QStringList projectDirVariables() const override;
+    // Claude Code's answers: hookSpecificOutput.permissionDecision "deny" with the reason,
+    // systemMessage for the user, hookSpecificOutput.additionalContext for the model.
+    HookAnswer deny(const HookEvent &event, const QString &reason) const override;
+    HookAnswer warn(const HookEvent &event, const QString &message) const override;
+    HookAnswer addContext(const HookEvent &event, const QString &text) const override;
+
+private:
+    Table m_table;
 };
