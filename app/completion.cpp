@@ -45,7 +45,7 @@ QString bashCompletion()
         "        return\n"
         "    fi\n"
         "    if [[ $COMP_CWORD -eq 1 && \"$cur\" != -* ]]; then\n"
-        "        COMPREPLY=( $(compgen -W \"ctl completion guard hook\" -- \"$cur\") )\n"
+        "        COMPREPLY=( $(compgen -W \"ctl completion guard hook run why\" -- \"$cur\") )\n"
         "        return\n"
         "    fi\n"
         "    COMPREPLY=( $(compgen -W \"%4\" -- \"$cur\") )\n"

@@ -75,7 +75,7 @@ std::optional<CtlExit> CtlCommands::followLedger(qulonglong &since)
     WatchClient watch(m_client.settings(), options);
     QEventLoop loop;
     std::optional<CtlExit> exit;
-    QObject::connect(&watch, &WatchClient::event, &loop, [&](const json &e) {
+    QObject::connect(&watch, &WatchClient::ledgerEvent, &loop, [&](const json &e) {
         const qulonglong seq = e.value("seq", qulonglong(0));
         if (seq <= since)
             return;
@@ -132,7 +132,7 @@ CtlExit CtlCommands::watch()
                              m_out << leaseLine("=", l, QStringLiteral("held")) << "\n";
                          m_out.flush();
                      });
-    QObject::connect(&watch, &WatchClient::event, &loop, [&](const json &e) {
+    QObject::connect(&watch, &WatchClient::ledgerEvent, &loop, [&](const json &e) {
         if (m_json)
             return print(QStringLiteral("ledger"), e);
         const std::string kind = cellText(e["kind"]).toStdString();

@@ -3,10 +3,12 @@
 
 #include "guardcli.h"
 
-#include "claudecodehook.h"
-#include "claudesettings.h"
 #include "connection.h"
+#include "fscli.h"
 #include "gitguard.h"
+#include "hookdialect.h"
+#include "hookinstall.h"
+#include "hookrun.h"
 #include "innerhttp.h"
 #include "innerserver.h"
 #include "mcpguard.h"
@@ -23,7 +25,7 @@
 
 #include <cstdio>
 
-namespace {
+namespace guardcli {
 
 const std::vector<AppFlag> &connectionFlags()
 {
@@ -43,8 +45,6 @@ const std::vector<AppFlag> &connectionFlags()
     return all;
 }
 
-// Parses `arguments` (starting with the program name); on --help or a bad flag prints and
-// returns the exit code in `exitCode`.
 bool parse(QCommandLineParser &parser, const QStringList &arguments, const QString &usage,
            const std::vector<AppFlag> &extra, int *exitCode)
 {
@@ -65,8 +65,6 @@ bool parse(QCommandLineParser &parser, const QStringList &arguments, const QStri
     return true;
 }
 
-// Where the instance is and who to be there, as `via` (Connection::resolve); on a bad flag
-// prints why as `who` and sets `exitCode` to `failCode`.
 std::optional<ServiceClient::Settings> serviceFrom(const QCommandLineParser &parser,
                                                    Connection::Sources sources, const char *via,
                                                    const char *who, int failCode, int *exitCode)
@@ -81,40 +79,76 @@ std::optional<ServiceClient::Settings> serviceFrom(const QCommandLineParser &par
     return ServiceClient::Settings{to->url, to->key, to->agent, via, to->timeoutMs};
 }
 
-int hookClaudeCode(const QStringList &arguments)
+} // namespace guardcli
+
+namespace {
+
+using guardcli::parse;
+using guardcli::serviceFrom;
+
+int hookAgent(const HookDialect &dialect, const QStringList &arguments)
 {
     QCommandLineParser parser;
     int code = 0;
     const std::vector<AppFlag> extra = {
         {"ttl", "SECONDS", "How long an edit's lease lasts without another edit (default 600).",
-         ""}};
+         ""},
+        {"wait", "SECONDS",
+         "How long an edit of a held file waits for it before it is denied (0 to 30, default "
+         "20); the hook answers within this plus 5 s.",
+         ""},
+        {"event", "NAME",
+         "The event's name, for agents whose payload does not carry it (Copilot CLI).", ""},
+    };
     if (!parse(parser, arguments,
-               QStringLiteral("Answers one Claude Code hook event (PreToolUse, PostToolUse, Stop, "
-                              "SessionEnd) read from stdin. Install it with `leasehold ctl "
-                              "install-hooks claude-code`."),
-               extra, &code))
-        return code;
-    // A hook that cannot start must not block the agent: a non-blocking error (1).
-    const auto service = serviceFrom(parser, {}, "hook", "leasehold hook", 1, &code);
-    if (!service)
-        return code;
-    ClaudeCodeHook::Settings settings;
-    settings.service = *service;
+               QStringLiteral("Answers one %1 hook event read from stdin, in its format. Install "
+                              "it with `leasehold ctl install-hooks %1`.")
+                   .arg(dialect.name()),
+               extra, &code)) {
+        if (code == 0)
+            return 0; // --help
+        // Every answer exits 0: an agent lets a call through when its hook fails, except
+        // Copilot CLI, which denies it; a bad command line is answered like an unreadable event.
+        const HookAnswer answer = HookRun::cannotJudge(
+            dialect, {}, QStringLiteral("the hook's command line is not understood"));
+        std::fwrite(answer.out.constData(), 1, std::size_t(answer.out.size()), stdout);
+        return answer.exitCode;
+    }
+    HookRun::Settings settings;
+    QString problem;
+    const auto service = serviceFrom(parser, {}, "hook", "leasehold hook", 0, &code);
+    if (service)
+        settings.service = *service;
+    else
+        problem = QStringLiteral("command line names no instance it can use");
     settings.root = parser.value(QStringLiteral("root"));
     settings.strict = parser.isSet(QStringLiteral("strict"));
-    if (parser.isSet(QStringLiteral("ttl"))) {
+    settings.eventName = parser.value(QStringLiteral("event"));
+    settings.runFolder = qEnvironmentVariable("LEASEHOLD_RUN");
+    auto seconds = [&](const char *flag, qint64 min, qint64 max, qint64 *ms) {
+        if (!parser.isSet(QLatin1String(flag)))
+            return;
         bool ok = false;
-        const qint64 seconds = parser.value(QStringLiteral("ttl")).toLongLong(&ok);
-        if (!ok || seconds < 1 || seconds > 3600) {
-            QTextStream(stderr) << "leasehold hook: --ttl must be 1 to 3600 seconds\n";
-            return 1;
-        }
-        settings.ttlMs = seconds * 1000;
-    }
+        const qint64 value = parser.value(QLatin1String(flag)).toLongLong(&ok);
+        if (!ok || value < min || value > max)
+            problem = QStringLiteral("--%1 must be %2 to %3 seconds")
+                          .arg(QLatin1String(flag))
+                          .arg(min)
+                          .arg(max);
+        else
+            *ms = value * 1000;
+    };
+    seconds("ttl", 1, 3600, &settings.ttlMs);
+    seconds("wait", 0, hookinstall::kMaxWaitSeconds, &settings.waitMs);
     QFile in;
-    if (!in.open(stdin, QIODevice::ReadOnly))
-        return 1;
-    const ClaudeCodeHook::Answer answer = ClaudeCodeHook::run(in.readAll(), settings);
+    const QByteArray event = in.open(stdin, QIODevice::ReadOnly) ? in.readAll() : QByteArray();
+    HookAnswer answer;
+    if (!problem.isEmpty()) {
+        // Nothing can be asked: answered as the dialect answers an event it cannot judge.
+        answer = HookRun::cannotJudge(dialect, settings, QStringLiteral("the hook's ") + problem);
+    } else {
+        answer = HookRun::runNow(dialect, event, settings);
+    }
     std::fwrite(answer.out.constData(), 1, std::size_t(answer.out.size()), stdout);
     std::fwrite(answer.err.constData(), 1, std::size_t(answer.err.size()), stderr);
     return answer.exitCode;
@@ -287,16 +321,15 @@ int guardMcp(const QStringList &arguments)
 
 int runHook(const QStringList &arguments)
 {
-    const QString client = arguments.value(1);
-    if (client == QLatin1String("claude-code")) {
+    if (const HookDialect *dialect = HookDialect::find(arguments.value(1))) {
         QStringList rest = arguments;
         rest.removeAt(1);
-        return hookClaudeCode(rest);
+        return hookAgent(*dialect, rest);
     }
-    QTextStream(stderr)
-        << "usage: leasehold hook claude-code [--url URL] [--key KEY | --agent DID] "
-           "[--root DIR] [--ttl SECONDS] [--strict]\n"
-           "(other clients' hooks: see docs/guard.md)\n";
+    QTextStream(stderr) << "usage: leasehold hook " << HookDialect::names().join(QLatin1Char('|'))
+                        << " [--url URL] [--key KEY | --agent DID] [--root DIR] [--wait SECONDS] "
+                           "[--ttl SECONDS] [--event NAME] [--strict]\n"
+                           "(installed by `leasehold ctl install-hooks NAME`; see docs/guard.md)\n";
     return 2;
 }
 
@@ -310,53 +343,25 @@ int runGuard(const QStringList &arguments)
         return guardGit(rest);
     if (which == QLatin1String("mcp"))
         return guardMcp(rest);
-    QTextStream(stderr) << "usage: leasehold guard mcp|git ... (" << arguments.value(1)
+    if (which == QLatin1String("fs"))
+        return guardFs(rest);
+    QTextStream(stderr) << "usage: leasehold guard mcp|git|fs ... (" << arguments.value(1)
                         << " is not a guard)\n";
     return 2;
 }
 
-int installClaudeHooks(const QString &projectDir, const QStringList &hookFlags)
+int installHooks(const QString &agent, const QString &projectDir, bool user,
+                 const QStringList &hookFlags, int waitSeconds)
 {
-    QTextStream err(stderr);
-    const QString dir = QDir(projectDir.isEmpty() ? QDir::currentPath() : projectDir)
-                            .absoluteFilePath(QStringLiteral(".claude"));
-    const QString path = QDir(dir).filePath(QStringLiteral("settings.json"));
-    nlohmann::json settings = nlohmann::json::object();
-    QFile file(path);
-    if (file.exists()) {
-        if (!file.open(QIODevice::ReadOnly)) {
-            err << "leasehold: cannot read " << path << ": " << file.errorString() << "\n";
-            return 1;
-        }
-        const QByteArray raw = file.readAll();
-        settings = nlohmann::json::parse(raw.begin(), raw.end(), nullptr, false);
-        if (settings.is_discarded()) {
-            err << "leasehold: " << path << " is not JSON; left as it is\n";
-            return 1;
-        }
-    }
-    QString command = QStringLiteral("leasehold hook claude-code");
-    for (const QString &flag : hookFlags)
-        command += QLatin1Char(' ') + flag;
-    int added = 0;
-    QString error;
-    settings = claudesettings::merge(std::move(settings), command.toStdString(), &added, &error);
-    if (!error.isEmpty()) {
-        err << "leasehold: " << path << ": " << error << "; left as it is\n";
-        return 1;
-    }
-    if (added == 0) {
-        QTextStream(stdout) << path << " already runs `" << command << "`\n";
-        return 0;
-    }
-    QDir().mkpath(dir);
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly) ||
-        out.write(QByteArray::fromStdString(settings.dump(2)) + '\n') < 0 || !out.commit()) {
-        err << "leasehold: cannot write " << path << ": " << out.errorString() << "\n";
-        return 1;
-    }
-    QTextStream(stdout) << path << ": added " << added << " hook entries running `" << command
-                        << "`\n";
-    return 0;
+    hookinstall::Request request;
+    request.agent = agent;
+    request.projectDir = projectDir;
+    request.user = user;
+    request.program = hookinstall::programFor(QCoreApplication::applicationFilePath());
+    request.flags = hookFlags;
+    request.waitSeconds = waitSeconds;
+    const hookinstall::Result result = hookinstall::install(request);
+    QTextStream(stdout) << result.out;
+    QTextStream(stderr) << result.err;
+    return result.exitCode;
 }

@@ -1,6 +1,7 @@
 #include "completion.h"
 #include "ctl.h"
 #include "demotraffic.h"
+#include "fscli.h"
 #include "guardcli.h"
 #include "options.h"
 #include "service.h"
@@ -175,6 +176,14 @@ int main(int argc, char *argv[])
         const bool hook = arguments.at(1) == QLatin1String("hook");
         arguments.removeAt(1); // the parser sees `leasehold CLIENT ...`
         return hook ? runHook(arguments) : runGuard(arguments);
+    }
+    if (argc >= 2 && (qstrcmp(argv[1], "run") == 0 || qstrcmp(argv[1], "why") == 0)) {
+        QCoreApplication app(argc, argv);
+        identify(app);
+        QStringList arguments = QCoreApplication::arguments();
+        const bool run = arguments.at(1) == QLatin1String("run");
+        arguments.removeAt(1); // the parser sees `leasehold ...`
+        return run ? runRun(arguments) : runWhy(arguments);
     }
     if (argc >= 2 && qstrcmp(argv[1], "completion") == 0) {
         if (argc != 3 || qstrcmp(argv[2], "bash") != 0) {

@@ -34,7 +34,8 @@ if grep -qE -- '-dev([ ,(]|$)' <<<"$depends"; then
     echo "check-deb: Depends names a development package: $depends"
     exit 1
 fi
-for p in libqt6core6 libqt6httpserver6 libqt6widgets6 libqt6charts6 libqt6sql6-sqlite libqt6svg6; do
+for p in libqt6core6 libqt6httpserver6 libqt6widgets6 libqt6charts6 libqt6sql6-sqlite libqt6svg6 \
+    libfuse3-3 fuse3; do
     grep -q "$p" <<<"$depends" || { echo "check-deb: Depends lacks $p: $depends"; exit 1; }
 done
 

@@ -12,6 +12,7 @@ packages=(
     qt6-base-dev qt6-httpserver-dev qt6-websockets-dev qt6-charts-dev libqt6opengl6-dev
     libqt6sql6-sqlite libqt6svg6 libgl-dev nlohmann-json3-dev libsqlite3-dev
     libbenchmark-dev
+    libfuse3-dev fuse3
     clang libclang-rt-14-dev
     xvfb xauth
     etcd-server etcd-client openssl

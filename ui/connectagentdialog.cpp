@@ -51,12 +51,19 @@ ConnectAgentDialog::ConnectAgentDialog(EngineLink *link, const QString &listenUr
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("ways"));
     layout->addWidget(m_tabs, 1);
+    snippetBox(QStringLiteral("run"), tr("Every write (leasehold run)"),
+               tr("Starts the agent - any agent, a shell, a script - with the workspace behind "
+                  "Leasehold's filesystem gate: a change to a file another agent holds is refused "
+                  "whatever program makes it (sed -i, tee, a formatter), and the agent's own "
+                  "changes take leases that end with the run. Linux, with /dev/fuse."));
     snippetBox(QStringLiteral("claude"), tr("Claude Code (MCP)"),
                tr("Adds Leasehold's lock tools to Claude Code. The agent asks before it edits."));
-    snippetBox(QStringLiteral("hook"), tr("Claude Code hooks"),
-               tr("Guards Claude Code's own Edit and Write: an edit of a file another agent holds "
-                  "is denied, naming the holder. Run in the project, then start Claude Code with "
-                  "the key in its environment."));
+    snippetBox(QStringLiteral("hook"), tr("Coding agents' hooks"),
+               tr("Guards a coding agent's own edit and shell tools (Claude Code, Codex, Gemini "
+                  "CLI, Copilot CLI, Qwen Code, opencode): an edit of a file another agent holds "
+                  "waits for it, and is denied naming the holder if the wait runs out. One line "
+                  "in the project per agent; then start the agent with the key in its "
+                  "environment."));
     snippetBox(QStringLiteral("guard"), tr("Guard an MCP server"),
                tr("Puts the lease layer in front of any MCP server the agent edits with (here "
                   "the official filesystem server): its writes are checked, and the lock tools "
@@ -149,12 +156,14 @@ void ConnectAgentDialog::showSnippets(const QString &did)
     // a file others share.
     const QString identity = m_open ? QStringLiteral("LEASEHOLD_AGENT=%1").arg(did)
                                     : QStringLiteral("LEASEHOLD_KEY=%1").arg(m_key);
+    findChild<QPlainTextEdit *>(QStringLiteral("run"))->setPlainText(runCommand(m_url, identity));
     findChild<QPlainTextEdit *>(QStringLiteral("hook"))
         ->setPlainText(hookCommands(m_url, identity));
     findChild<QPlainTextEdit *>(QStringLiteral("guard"))
         ->setPlainText(guardCommand(m_url, identity));
     findChild<QPlainTextEdit *>(QStringLiteral("git"))->setPlainText(gitCommands(m_url, identity));
-    for (const char *n : {"claudeCopy", "jsonCopy", "curlCopy", "hookCopy", "guardCopy", "gitCopy"})
+    for (const char *n :
+         {"runCopy", "claudeCopy", "jsonCopy", "curlCopy", "hookCopy", "guardCopy", "gitCopy"})
         findChild<QPushButton *>(QLatin1String(n))->setEnabled(true);
     m_status->setText(m_open ? tr("Ready for %1.").arg(did)
                              : tr("Key minted for %1. It is shown only here, once.").arg(did));
@@ -166,13 +175,40 @@ QString ConnectAgentDialog::claudeCommand(const QString &url, const QString &hea
         .arg(url, header);
 }
 
+QString ConnectAgentDialog::runCommand(const QString &url, const QString &identity)
+{
+    return QStringLiteral("# in the project folder (or --root DIR), then your agent's command:\n"
+                          "%1 leasehold run --url %2 -- claude\n"
+                          "# inside the run, which writes were refused and who holds them:\n"
+                          "leasehold why")
+        .arg(identity, url);
+}
+
 QString ConnectAgentDialog::hookCommands(const QString &url, const QString &identity)
 {
-    return QStringLiteral("# in the project folder:\n"
-                          "leasehold ctl install-hooks claude-code --url %1\n"
-                          "# then start Claude Code as this agent:\n"
-                          "%2 claude")
-        .arg(url, identity);
+    // One line per agent, and how to start it as this agent (install-hooks prints the rest).
+    static const struct
+    {
+        const char *name;
+        const char *program;
+        const char *then;
+    } agents[] = {
+        {"claude-code", "claude", ""},
+        {"codex", "codex", "  # trust the project and its hooks when it asks"},
+        {"gemini", "gemini", "  # trust the folder when it asks"},
+        {"copilot", "copilot", "  # trust the folder when it asks"},
+        {"qwen", "qwen", ""},
+        {"opencode", "opencode", ""},
+    };
+    QString text = QStringLiteral("# in the project folder, the line for your agent:\n");
+    for (const auto &a : agents)
+        text += QStringLiteral("leasehold ctl install-hooks %1 --url %2\n")
+                    .arg(QLatin1String(a.name), url);
+    text += QStringLiteral("# then start the agent as this agent:\n");
+    for (const auto &a : agents)
+        text += QStringLiteral("%1 %2%3\n")
+                    .arg(identity, QLatin1String(a.program), QLatin1String(a.then));
+    return text.trimmed();
 }
 
 QString ConnectAgentDialog::guardCommand(const QString &url, const QString &identity)

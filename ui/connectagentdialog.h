@@ -9,10 +9,11 @@ class QPlainTextEdit;
 class QPushButton;
 
 // "Connect an agent": mints a key for a DID (or, with --open, none is needed) and shows
-// ready-to-paste configuration for each way in - Claude Code's `claude mcp add`, Claude Code's
-// hooks, the guard in front of an MCP server, the git guard, a generic JSON mcpServers entry
-// and a curl request - each on its tab with a copy button. The key is shown only here,
-// once; the service keeps only its digest.
+// ready-to-paste configuration for each way in - `leasehold run` (the filesystem gate), Claude
+// Code's `claude mcp add`, the coding agents' hooks (one `install-hooks` line per agent), the guard
+// in front of an MCP server, the git guard, a generic JSON mcpServers entry and a curl request -
+// each on its tab with a copy button. The key is shown only here, once; the service keeps only its
+// digest.
 //
 // Thread: the UI thread.
 class ConnectAgentDialog : public QDialog
@@ -24,7 +25,7 @@ public:
                        QWidget *parent = nullptr);
 
     QString key() const { return m_key; }
-    // "claude", "hook", "guard", "git", "json", "curl"
+    // "run", "claude", "hook", "guard", "git", "json", "curl"
     QString snippet(const QString &name) const;
 
     static QString claudeCommand(const QString &url, const QString &header);
@@ -32,6 +33,7 @@ public:
                               const QString &headerValue);
     static QString curlExample(const QString &url, const QString &header, const QString &did);
     // `identity`: "LEASEHOLD_KEY=<key>" (or, --open, "LEASEHOLD_AGENT=<did>").
+    static QString runCommand(const QString &url, const QString &identity);
     static QString hookCommands(const QString &url, const QString &identity);
     static QString guardCommand(const QString &url, const QString &identity);
     static QString gitCommands(const QString &url, const QString &identity);

@@ -141,7 +141,7 @@ void WatchClient::dispatch(const QByteArray &type, const QByteArray &id, const Q
         setLive(true, QString());
     }
     if (type == "ledger" && body.is_object())
-        emit event(body);
+        emit ledgerEvent(body);
     else if (type == "snapshot" && body.is_object())
         emit snapshot(body.value("revision", quint64(0)),
                       body.value("leases", nlohmann::json::array()),

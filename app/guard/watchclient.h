@@ -51,7 +51,7 @@ signals:
     void snapshot(quint64 revision, const nlohmann::json &leases, const QString &reason);
     void resumed(quint64 from);
     // A ledger event, as GET /ledger shows it.
-    void event(const nlohmann::json &event);
+    void ledgerEvent(const nlohmann::json &event);
     void heartbeat(quint64 revision);
     // The stream was opened (true) or lost (false, with why); it reconnects by itself.
     void liveChanged(bool live, const QString &why);

@@ -101,7 +101,7 @@ HttpFront::HttpFront(EngineHost &host, KeyStore keys, Options options, QObject *
           host, *m_presence,
           McpServer::Options{m_options.open, m_options.version, m_options.allowedHosts,
                              m_options.liveWindowMs, m_options.progressEveryMs}))
-    , m_watch(std::make_unique<WatchHub>(host, m_options.watch))
+    , m_watch(std::make_unique<WatchHub>(host, m_options.watch, m_presence.get(), m_options.open))
 {
     m_api->add("GET", QLatin1String(RestApi::kBase) + QStringLiteral("/watch"), Access::Reader,
                QStringLiteral("The leases (under ?prefix=) as a snapshot at a ledger revision, "

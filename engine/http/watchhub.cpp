@@ -1,5 +1,6 @@
 #include "watchhub.h"
 
+#include "did.h"
 #include "jsonviews.h"
 
 #include <QPointer>
@@ -41,10 +42,13 @@ bool startsWith(const std::string &name, const std::string &prefix)
 
 } // namespace
 
-WatchHub::WatchHub(EngineHost &host, Options options, QObject *parent)
+WatchHub::WatchHub(EngineHost &host, Options options, AgentPresence *presence, bool open,
+                   QObject *parent)
     : QObject(parent)
     , m_host(host)
     , m_options(options)
+    , m_presence(presence)
+    , m_open(open)
 {
     m_heartbeat.setInterval(
         std::chrono::milliseconds(std::clamp<std::int64_t>(m_options.heartbeatMs / 4, 100, 1000)));
@@ -133,7 +137,16 @@ void WatchHub::serve(const RestCall &call, const Respond &respond, Deferral &def
         state = m_host.sharedSnapshot(std::numeric_limits<std::int64_t>::max());
     w.from = last;
     w.stream = deferral.stream;
+    // A guard watching for its agent (the gate of `leasehold run`) keeps that agent live.
+    if (const Via via = callerVia(call, Via::Rest); via != Via::Rest) {
+        w.via = via;
+        if (call.identity)
+            w.agent = call.identity->did.toStdString();
+        else if (m_open && didProblem(call.header("x-agent-id").toStdString()).empty())
+            w.agent = call.header("x-agent-id").toStdString();
+    }
     const std::uint64_t id = m_nextId++;
+    countSession(w, +1);
     m_watchers.emplace(id, std::move(w));
     ++m_stats.opened;
     if (resumed)
@@ -145,7 +158,7 @@ void WatchHub::serve(const RestCall &call, const Respond &respond, Deferral &def
     QPointer<WatchHub> hub(this);
     deferral.onClientGone = [hub, id] {
         if (hub)
-            hub->m_watchers.erase(id);
+            hub->erase(id);
     };
     // What it starts from goes out once durable, like every event after it.
     m_host.whenDurable([hub, id, state, reason, prefix = m_watchers.at(id).prefix, last,
@@ -236,7 +249,7 @@ void WatchHub::deliver(std::uint64_t upTo)
     for (auto &[id, w] : m_watchers)
         w.from = std::max(w.from, upTo);
     for (std::uint64_t id : gone)
-        m_watchers.erase(id);
+        erase(id);
     if (!m_pending.empty())
         armDelivery();
 }
@@ -278,7 +291,7 @@ void WatchHub::start(std::uint64_t id, std::vector<QByteArray> first)
     w.heldBytes = 0;
     for (const QByteArray &f : first) {
         if (!write(w, f)) {
-            m_watchers.erase(it);
+            erase(it);
             return;
         }
     }
@@ -295,7 +308,7 @@ void WatchHub::cut(std::uint64_t id, const std::string &reason)
     it->second.stream->sendFrame(
         frame("cut", {{"reason", reason}, {"revision", it->second.from}}, std::nullopt));
     it->second.stream->end();
-    m_watchers.erase(it);
+    erase(it);
 }
 
 void WatchHub::closeAll(const std::string &reason)
@@ -320,7 +333,30 @@ void WatchHub::heartbeat()
             gone.push_back(id);
     }
     for (std::uint64_t id : gone)
-        m_watchers.erase(id);
+        erase(id);
+}
+
+void WatchHub::erase(std::map<std::uint64_t, Watcher>::iterator it)
+{
+    countSession(it->second, -1);
+    m_watchers.erase(it);
+}
+
+void WatchHub::erase(std::uint64_t id)
+{
+    if (auto it = m_watchers.find(id); it != m_watchers.end())
+        erase(it);
+}
+
+void WatchHub::countSession(const Watcher &w, int delta)
+{
+    if (!m_presence || w.agent.empty())
+        return;
+    int &n = m_sessions[{w.agent, w.via}];
+    n += delta;
+    m_presence->setSessions(w.agent, w.via, n);
+    if (n == 0)
+        m_sessions.erase({w.agent, w.via});
 }
 
 } // namespace leasehold

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agentpresence.h"
 #include "enginehost.h"
 #include "restapi.h"
 
@@ -50,7 +51,10 @@ public:
         std::uint64_t events = 0;    // event frames written, all watchers together
     };
 
-    WatchHub(EngineHost &host, Options options, QObject *parent = nullptr);
+    // `presence`, when given, counts a watch that a guard opened for its agent (X-Leasehold-Via:
+    // fs, ...) as a live session of that agent on that surface, while it is open.
+    WatchHub(EngineHost &host, Options options, AgentPresence *presence = nullptr,
+             bool open = false, QObject *parent = nullptr);
     ~WatchHub() override;
 
     // Serves GET /watch: `prefix`, `events` (leases|all), `since` or Last-Event-ID,
@@ -73,6 +77,8 @@ private:
         std::vector<QByteArray> held; // frames that came while its snapshot was encoded
         qint64 heldBytes = 0;
         QElapsedTimer quiet; // since its last frame
+        std::string agent;   // a guard's agent, counted as live (else empty)
+        Via via = Via::Rest;
     };
     bool wants(const Watcher &w, const LedgerEvent &event) const;
     void recorded(const LedgerEvent &event);
@@ -85,9 +91,16 @@ private:
     void start(std::uint64_t id, std::vector<QByteArray> first);
     void cut(std::uint64_t id, const std::string &reason);
     void heartbeat();
+    // Forgets watcher `it`, and its session in the agent's presence.
+    void erase(std::map<std::uint64_t, Watcher>::iterator it);
+    void erase(std::uint64_t id);
+    void countSession(const Watcher &w, int delta);
 
     EngineHost &m_host;
     Options m_options;
+    AgentPresence *m_presence;
+    bool m_open;
+    std::map<std::pair<std::string, Via>, int> m_sessions; // guards' watches per agent
     std::map<std::uint64_t, Watcher> m_watchers;
     std::uint64_t m_nextId = 1;
     std::vector<LedgerEvent> m_pending; // recorded while someone watches, not yet durable

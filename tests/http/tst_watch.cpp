@@ -58,6 +58,7 @@ private slots:
     void badQueriesNameTheField_data();
     void badQueriesNameTheField();
     void needsAKeyLikeTheReadRoutes();
+    void aGuardsWatchKeepsItsAgentLive();
 
 private:
     void start(ServiceFixture::Setup setup = {})
@@ -318,6 +319,24 @@ void TstWatch::needsAKeyLikeTheReadRoutes()
     auto w = watch("", {});
     QVERIFY(w->waitFor([&] { return w->status() != 0; }));
     QCOMPARE(w->status(), 401);
+}
+
+void TstWatch::aGuardsWatchKeepsItsAgentLive()
+{
+    start();
+    auto plain = watch("");
+    QVERIFY(plain->waitForEvents(1));
+    QCOMPARE(s->front->presence().surfaces("did:agent:a") & ViaSet(Via::Fs), 0);
+    auto gate = watch("?prefix=fs:", kAuth + "X-Leasehold-Via: fs\r\n");
+    QVERIFY(gate->waitForEvents(1));
+    QVERIFY(s->front->presence().surfaces("did:agent:a") & ViaSet(Via::Fs));
+    QVERIFY(s->front->presence().live("did:agent:a"));
+    // Gone, it lapses with the live window like any surface.
+    gate->close();
+    QTRY_COMPARE(s->front->watch().watchers(), 1u);
+    s->clock.advance(s->front->presence().windowMs() + 1000);
+    s->front->presence().sweep();
+    QCOMPARE(s->front->presence().surfaces("did:agent:a") & ViaSet(Via::Fs), 0);
 }
 
 QTEST_GUILESS_MAIN(TstWatch)

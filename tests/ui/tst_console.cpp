@@ -412,11 +412,12 @@ void TestConsole::connectDialogKeyWorksAndSurvivesRestart()
     QVERIFY(dialog->snippet(QStringLiteral("json")).contains(QLatin1String(key)));
     QVERIFY(dialog->snippet(QStringLiteral("curl")).contains(QLatin1String(key)));
     // The guards take the key from the agent's environment; each snippet names the instance.
-    for (const char *way : {"hook", "guard", "git"}) {
+    for (const char *way : {"run", "hook", "guard", "git"}) {
         const QString text = dialog->snippet(QLatin1String(way));
         QVERIFY2(text.contains(QLatin1String("LEASEHOLD_KEY=" + key)), qPrintable(text));
         QVERIFY2(text.contains(f.url), qPrintable(text));
     }
+    QVERIFY(dialog->snippet(QStringLiteral("run")).contains(QLatin1String("leasehold run")));
     QVERIFY(dialog->snippet(QStringLiteral("hook"))
                 .contains(QLatin1String("leasehold ctl install-hooks claude-code")));
     QVERIFY(
