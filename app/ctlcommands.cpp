@@ -57,6 +57,10 @@ CtlExit CtlCommands::run(const QStringList &args)
         return holders();
     if (command == QLatin1String("wait") && needs(1, "wait"))
         return wait();
+    if (command == QLatin1String("doctor") && needs(1, "doctor"))
+        return doctor();
+    if (command == QLatin1String("sweep") && needs(1, "sweep --not-live-for DURATION [--dry-run]"))
+        return sweep();
     if (command == QLatin1String("release-holder") && needs(2, "release-holder DID"))
         return lever(QStringLiteral("/admin/release-holder"), {{"actorDid", args[1].toStdString()}},
                      [&](const json &r) { return released(r) + QStringLiteral(" of ") + args[1]; });

@@ -33,6 +33,12 @@ private:
     // `watch`: the leases (--prefix), then each change, until interrupted.
     CtlExit watch();
     CtlExit keysAdd(const QString &did);
+    // ctldoctor.cpp: `doctor` (findings, each with its fix; exit 1 when one needs acting on)
+    // and `sweep --not-live-for D [--dry-run]`.
+    CtlExit doctor();
+    CtlExit sweep();
+    // "90s", "10m", "2h", "1d" or bare seconds, in ms.
+    static std::optional<std::int64_t> parseDurationMs(const QString &text);
 
     // Ctrl-C and SIGTERM end a command that follows the instance (ledger --follow, watch).
     static void catchInterrupts();

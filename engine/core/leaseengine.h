@@ -91,7 +91,14 @@ public:
     bool storeAvailable() const { return m_storeAvailable; }
 
     // Operator levers; each is recorded with the operator's identity and moves no trust.
-    int releaseHolder(const std::string &op, const std::string &did);
+    // `reason` goes into the admin event ("sweep" for sweep()); empty for an operator's lever.
+    int releaseHolder(const std::string &op, const std::string &did,
+                      const std::string &reason = {});
+    // The stale-holder sweep (leaseengine_sweep.cpp): the agents holding leases that are live on
+    // no surface and were not seen for `notSeenForMs` (since the restore, for one not seen since
+    // then), oldest first; unless `dryRun`, each one's leases are released as an operator's
+    // release-holder with reason "sweep".
+    std::vector<SweepFinding> sweep(const std::string &op, std::int64_t notSeenForMs, bool dryRun);
     int releaseAll(const std::string &op);
     bool releaseLease(const std::string &op, const std::string &leaseId);
     void suspend(const std::string &op, const std::string &did, bool suspended);

@@ -8,7 +8,8 @@
 
 namespace leasehold {
 
-int LeaseEngine::releaseHolder(const std::string &op, const std::string &did)
+int LeaseEngine::releaseHolder(const std::string &op, const std::string &did,
+                               const std::string &reason)
 {
     int released = 0;
     if (AgentRecord *agent = m_agents.find(did)) {
@@ -20,7 +21,7 @@ int LeaseEngine::releaseHolder(const std::string &op, const std::string &did)
             }
         }
     }
-    recordEvent(EventKind::AdminReleaseHolder, op, {}, {}, 0, {}, [&](EventFacts &f) {
+    recordEvent(EventKind::AdminReleaseHolder, op, {}, {}, 0, reason, [&](EventFacts &f) {
         f.target = did;
         f.released = released;
     });
@@ -112,7 +113,9 @@ void LeaseEngine::setPresence(const std::string &did, int liveSessions, ViaSet v
     AgentRecord *agent = m_agents.obtain(did);
     agent->liveSessions = std::max(0, liveSessions);
     agent->via = via;
-    agent->lastSeen = m_clock.nowMs();
+    // A surface that lapsed is not a sighting: the last call was a live window ago.
+    if (via != 0 || liveSessions > 0)
+        agent->lastSeen = m_clock.nowMs();
 }
 
 std::optional<LeaseInfo> LeaseEngine::lease(const std::string &leaseId) const

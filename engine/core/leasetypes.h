@@ -100,6 +100,16 @@ struct Parked
     TimeMs deadline = 0;
 };
 
+// A holder the stale-holder sweep found: when it was last seen and what it held.
+struct SweepFinding
+{
+    std::string actorDid;
+    TimeMs lastSeen = 0;
+    std::int64_t idleMs = 0;
+    std::vector<std::string> resources;
+    int released = 0;
+};
+
 struct AcquireRequest
 {
     std::string actor;

@@ -73,6 +73,10 @@ json requestSchema(const QString &path)
     } else if (last == QLatin1String("suspend")) {
         props = {{"actorDid", str()}, {"suspended", {{"type", "boolean"}}}};
         required = {"actorDid", "suspended"};
+    } else if (last == QLatin1String("sweep")) {
+        props = {{"notLiveForMs", {{"type", "integer"}, {"minimum", 60000}}},
+                 {"dryRun", {{"type", "boolean"}}}};
+        required = {"notLiveForMs"};
     }
     json schema = {{"type", "object"}, {"properties", props}};
     if (!required.empty())

@@ -133,7 +133,7 @@ RestApi::RestApi(EngineHost &host, bool open, QString version, AgentPresence *pr
     add("GET", base("/ledger/export"), Access::Reader,
         "Ledger export: ?format=jsonl|csv&since=&limit= (up to 100 000 events; X-Ledger-Next)",
         [this](const RestCall &c, const Respond &r, Deferral &) { ledger(c, r, true); });
-    for (const char *lever : {"release-holder", "release-all", "pause", "suspend"}) {
+    for (const char *lever : {"release-holder", "release-all", "pause", "suspend", "sweep"}) {
         const QString name = QLatin1String(lever);
         add("POST", base("/admin/") + name, Access::Admin, "Operator lever: " + name,
             [this, name](const RestCall &c, const Respond &r, Deferral &) { admin(c, r, name); });

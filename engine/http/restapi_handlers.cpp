@@ -249,6 +249,30 @@ void RestApi::admin(const RestCall &call, const Respond &respond, const QString 
         const int n = m_host.run([&](LeaseEngine &e) { return e.releaseAll(op); });
         return respond(ok({{"released", n}}));
     }
+    if (lever == QLatin1String("sweep")) {
+        // The holders that are gone: live on no surface, not seen for notLiveForMs (1 min to 30
+        // days). dryRun lists them and changes nothing.
+        const auto notLive = r.integer("notLiveForMs", true, 60'000, 30LL * 24 * 3600 * 1000);
+        const auto dryRun = r.boolean("dryRun", false);
+        if (r.failed())
+            return respond(invalid(r.error()));
+        const std::vector<SweepFinding> found = m_host.run(
+            [&](LeaseEngine &e) { return e.sweep(op, *notLive, dryRun.value_or(false)); });
+        json agents = json::array();
+        int released = 0;
+        for (const SweepFinding &f : found) {
+            agents.push_back({{"actorDid", f.actorDid},
+                              {"lastSeen", f.lastSeen},
+                              {"idleMs", f.idleMs},
+                              {"resources", f.resources},
+                              {"released", f.released}});
+            released += f.released;
+        }
+        return respond(ok({{"dryRun", dryRun.value_or(false)},
+                           {"notLiveForMs", *notLive},
+                           {"agents", std::move(agents)},
+                           {"released", released}}));
+    }
     if (lever == QLatin1String("pause")) {
         const auto paused = r.boolean("paused", true);
         if (r.failed())
