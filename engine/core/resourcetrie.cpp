@@ -1,13 +1,9 @@
 #include "resourcetrie.h"
+#include "resourcetrie_p.h"
 
 namespace leasehold {
 
 namespace {
-
-inline int classOf(bool exclusive)
-{
-    return exclusive ? 1 : 0;
-}
 
 // Entries in `counts` (a subtree total: [shared, exclusive]) that a claim of this class can
 // conflict with: any for an exclusive claim, only exclusive ones for a shared claim.
@@ -452,75 +448,6 @@ void ResourceTrie::collectQueues(const ResourceName &name, std::vector<TrieNode 
     });
     if (node)
         collectParkedBelow(node, out);
-}
-
-namespace {
-
-std::size_t countNodes(const TrieNode &node)
-{
-    std::size_t n = 1;
-    for (const auto &entry : node.children)
-        n += countNodes(*entry.second);
-    return n;
-}
-
-struct SubtreeCounts
-{
-    std::array<std::uint32_t, 2> leases{};
-    std::array<std::uint32_t, 2> parked{};
-    std::uint32_t wants = 0;
-};
-
-bool checkNode(const TrieNode &node, SubtreeCounts &total)
-{
-    SubtreeCounts mine;
-    mine.wants = static_cast<std::uint32_t>(node.wants.size());
-    for (std::size_t i = 0; i < node.leases.size(); ++i) {
-        const LeaseRecord *l = node.leases[i];
-        if (l->node != &node || l->nodeSlot != i)
-            return false;
-        ++mine.leases[classOf(l->exclusive)];
-    }
-    for (const auto &[key, w] : node.parked) {
-        if (key.second >= w->nodes.size() || w->nodes[key.second] != &node ||
-            w->ticket != key.first)
-            return false;
-        ++mine.parked[classOf(w->exclusive[key.second])];
-    }
-    for (const auto &entry : node.children) {
-        if (entry.second->parent != &node)
-            return false;
-        if (!checkNode(*entry.second, mine))
-            return false;
-    }
-    if (mine.leases != node.subLeases || mine.parked != node.subParked ||
-        mine.wants != node.subWants)
-        return false;
-    for (int c = 0; c < 2; ++c) {
-        total.leases[c] += mine.leases[c];
-        total.parked[c] += mine.parked[c];
-    }
-    total.wants += mine.wants;
-    return true;
-}
-
-} // namespace
-
-std::size_t ResourceTrie::nodeCount() const
-{
-    return countNodes(m_root) - 1;
-}
-
-bool ResourceTrie::isConsistent() const
-{
-    SubtreeCounts total;
-    if (countNodes(m_root) - 1 != m_nodeCount)
-        return false;
-    for (const auto &entry : m_root.children) {
-        if (!checkNode(*entry.second, total))
-            return false;
-    }
-    return true;
 }
 
 } // namespace leasehold
