@@ -15,16 +15,9 @@
 
 #include <csignal>
 
-namespace {
+#include "ctlprocess.h"
 
-struct Run
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-} // namespace
+using ctltest::Run;
 
 class TstCtl : public QObject
 {
@@ -72,30 +65,15 @@ void TstCtl::cleanupTestCase()
 
 Run TstCtl::ctl(const QStringList &args, const QStringList &connection)
 {
-    QProcess p;
     // By default: the URL from the flag, the admin key from the data directory's key store.
-    const QStringList where =
-        connection.isEmpty() ? QStringList{"--url", m_url, "--data-dir", m_dir.path()} : connection;
-    p.start(QStringLiteral(LEASEHOLD_BINARY), QStringList{"ctl"} + where + args);
-    if (!p.waitForFinished(20'000))
-        return {};
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+    return ctltest::ctl(
+        connection.isEmpty() ? QStringList{"--url", m_url, "--data-dir", m_dir.path()} : connection,
+        args);
 }
 
 int TstCtl::acquire(const QByteArray &key, const QString &resource, QJsonObject *body)
 {
-    QNetworkRequest request(QUrl(m_url + "/api/v1/acp/coordination/lease"));
-    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-    request.setRawHeader("Authorization", "Bearer " + key);
-    QNetworkReply *reply = m_net.post(
-        request, QJsonDocument(QJsonObject{{"resource", resource}, {"ttlMs", 60'000}}).toJson());
-    QEventLoop loop;
-    connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-    if (body)
-        *body = QJsonDocument::fromJson(reply->readAll()).object();
-    reply->deleteLater();
-    return reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    return ctltest::acquire(m_net, m_url, key, resource, 60'000, body);
 }
 
 QByteArray TstCtl::mint(const QString &did)

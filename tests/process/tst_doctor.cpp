@@ -11,14 +11,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-namespace {
-struct Run
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-} // namespace
+#include "ctlprocess.h"
+
+using ctltest::Run;
 
 class TstDoctor : public QObject
 {
@@ -70,26 +65,12 @@ void TstDoctor::cleanupTestCase()
 
 Run TstDoctor::ctl(const QStringList &args)
 {
-    QProcess p;
-    p.start(QStringLiteral(LEASEHOLD_BINARY),
-            QStringList{"ctl", "--url", m_url, "--data-dir", m_dir.filePath("data")} + args);
-    if (!p.waitForFinished(20'000))
-        return {};
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+    return ctltest::ctl({"--url", m_url, "--data-dir", m_dir.filePath("data")}, args);
 }
 
 int TstDoctor::acquire(const QByteArray &key, const QString &resource)
 {
-    QNetworkRequest request(QUrl(m_url + "/api/v1/acp/coordination/lease"));
-    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-    request.setRawHeader("Authorization", "Bearer " + key);
-    QNetworkReply *reply = m_net.post(
-        request, QJsonDocument(QJsonObject{{"resource", resource}, {"ttlMs", 600'000}}).toJson());
-    QEventLoop loop;
-    connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-    reply->deleteLater();
-    return reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    return ctltest::acquire(m_net, m_url, key, resource, 600'000);
 }
 
 void TstDoctor::aHealthyInstanceHasNoFindings()
