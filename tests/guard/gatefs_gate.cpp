@@ -3,7 +3,7 @@
 // the kernel opened the connection, "error: ..." if mounting failed; SIGTERM stops it.
 //
 //   tst_gatefs_gate --backing DIR --mount DIR --log FILE [--bus DIR|-] [--fd-budget N]
-//                   [--handles 1] [--deny PATH]...
+//                   [--handles 1] [--max-watches N] [--deny PATH]...
 //
 // --handles 1: GateFs::Options::zeroOpen off (open and release round trips, a handle per open).
 //
@@ -120,6 +120,7 @@ int main(int argc, char **argv)
     std::vector<std::string> denied;
     std::size_t budget = 0;
     bool handles = false;
+    long maxWatches = -1;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string key = argv[i];
         const char *value = argv[i + 1];
@@ -137,6 +138,8 @@ int main(int argc, char **argv)
             budget = std::strtoul(value, nullptr, 10);
         else if (key == "--handles")
             handles = std::strcmp(value, "1") == 0;
+        else if (key == "--max-watches")
+            maxWatches = std::strtol(value, nullptr, 10);
     }
     FILE *log = std::fopen(logPath.c_str(), "a");
     const int backingFd = ::open(backing.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -152,6 +155,7 @@ int main(int argc, char **argv)
     options.busDirectory = bus;
     options.maxInodeFds = budget;
     options.zeroOpen = !handles;
+    options.maxWatches = maxWatches;
     options.onReady = [] {
         const char line[] = "mounted\n";
         (void)!::write(STDOUT_FILENO, line, sizeof line - 1);

@@ -123,7 +123,7 @@ protected:
     void zeroOpenAsksWritesNotOpens();
     void everyWriteThroughAnOpenHeldFileIsRefused();
     void writesThroughOpenFilesLandAsThroughHandles();
-    void outsideChangesReachReadsAfterTheAttributeTimeout();
+    void outsideChangesReachReads();
 
     std::unique_ptr<QTemporaryDir> m_dir;
     QString m_backing, m_mount, m_log, m_bus;

@@ -84,11 +84,15 @@ GateCore::GateCore(const GateSettings &settings, GatePolicy &policy, int rootFd)
     : m_settings(settings)
     , m_policy(policy)
     , m_inodes(rootFd, settings.fdBudget)
+    , m_watch(m_inodes, settings.maxWatches)
     , m_namer(rootFd)
-{}
+{
+    m_inodes.onUnwatch = [this](int wd) { m_watch.forgotten(wd); };
+}
 
 GateCore::~GateCore()
 {
+    m_watch.stop();
     stopInvalidator();
     releaseAll();
 }
@@ -281,6 +285,7 @@ int GateCore::handlePath(FileHandle &handle, std::string &out)
 
 void GateCore::publish(const Invalidation &what)
 {
+    m_watch.own(what.items());
     if (m_bus)
         m_bus->publish(what.items());
 }
@@ -291,9 +296,36 @@ int GateCore::lookupEntry(Inode &parent, const char *name, fuse_entry_param &e)
     const int error = m_inodes.lookup(parent, name, e.attr, e.ino);
     if (error)
         return error;
-    e.attr_timeout = m_settings.attrTimeout;
-    e.entry_timeout = m_settings.entryTimeout;
+    Inode &child = m_inodes.at(e.ino); // the kernel's reference is ours until the reply
+    const bool watched = BackingWatch::watched(parent);
+    child.covered.store(watched, std::memory_order_relaxed);
+    if (S_ISDIR(e.attr.st_mode) && child.watch.load(std::memory_order_relaxed) == 0) {
+        const InodeFd fd(m_inodes, child);
+        if (!fd.error())
+            m_watch.add(child, fd.fd());
+    }
+    e.attr_timeout = attrTimeout(child, e.attr);
+    e.entry_timeout = watched ? m_settings.watchedTimeout : m_settings.entryTimeout;
     return 0;
+}
+
+// A file with another name elsewhere can change through it unseen: its folder's watch would
+// not hear of it.
+double GateCore::attrTimeout(const Inode &inode, const struct stat &st) const
+{
+    const bool seen =
+        inode.covered.load(std::memory_order_relaxed) && (S_ISDIR(st.st_mode) || st.st_nlink <= 1);
+    return seen ? m_settings.watchedTimeout : m_settings.attrTimeout;
+}
+
+double GateCore::negativeTimeout(const Inode &parent) const
+{
+    return BackingWatch::watched(parent) ? m_settings.watchedTimeout : m_settings.negativeTimeout;
+}
+
+void GateCore::startWatch()
+{
+    m_watch.start(m_session, [this] { namesMoved(); });
 }
 
 void GateCore::replyNewEntry(fuse_req_t req, Inode &parent, const char *name)
@@ -344,6 +376,7 @@ void GateCore::applyRemote(std::span<const BusItem> items)
     constexpr auto kNameWait = std::chrono::milliseconds(5);
     if (!m_session)
         return;
+    m_watch.own(items); // invalidated here: the watch need not do it again
     std::vector<Job> names, pages;
     for (const BusItem &item : items) {
         if (item.kind == BusItem::InodeItem) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "backingwatch.h"
 #include "coherencebus.h"
 #include "gatepolicy.h"
 #include "inodetable.h"
@@ -37,6 +38,9 @@ struct GateSettings
     double attrTimeout = 1.0;
     double entryTimeout = 1.0;
     double negativeTimeout = 1.0;
+    // Entry, negative and attribute timeouts where a watch sees every change (BackingWatch).
+    double watchedTimeout = 30.0;
+    long maxWatches = -1; // inotify watches at most (-1: as many as the kernel gives; 0: none)
     bool cacheReaddir = true;
     bool readdirPlus = true;
     bool readdirPlusAuto = true;
@@ -126,8 +130,14 @@ public:
 
     std::uint64_t newHandleId() { return m_nextHandle.fetch_add(1, std::memory_order_relaxed); }
 
-    // Looks up `name` and fills `e` for a reply (timeouts included): 0 or an errno.
+    // Looks up `name` and fills `e` for a reply (timeouts included): 0 or an errno. A folder
+    // the kernel is given is watched from then on.
     int lookupEntry(Inode &parent, const char *name, fuse_entry_param &e);
+    // The timeouts a reply gives: long where the backing watch sees every change.
+    double attrTimeout(const Inode &inode, const struct stat &st) const;
+    double negativeTimeout(const Inode &parent) const;
+    BackingWatch &watch() { return m_watch; }
+    void startWatch();
     // Replies with the entry of a name just made; the lookup is undone if the reply fails.
     void replyNewEntry(fuse_req_t req, Inode &parent, const char *name);
     // Pins `inode` for the handle's lifetime: 0 with `fd` set to the inode's O_PATH fd.
@@ -170,6 +180,7 @@ private:
     GateSettings m_settings;
     GatePolicy &m_policy;
     InodeTable m_inodes;
+    BackingWatch m_watch;
     PathNamer m_namer;
     std::unique_ptr<CoherenceBus> m_bus;
     fuse_session *m_session = nullptr;

@@ -183,6 +183,8 @@ bool GateFs::mount(std::string *error)
     settings.attrTimeout = m_options.attrTimeout;
     settings.entryTimeout = m_options.entryTimeout;
     settings.negativeTimeout = m_options.negativeTimeout;
+    settings.watchedTimeout = m_options.watchedTimeout;
+    settings.maxWatches = m_options.maxWatches;
     settings.cacheReaddir = m_options.cacheReaddir;
     settings.readdirPlus = m_options.readdirPlus;
     settings.readdirPlusAuto = m_options.readdirPlusAuto;
@@ -220,7 +222,9 @@ bool GateFs::mount(std::string *error)
         m_options.rootPath.empty() ? m_core->namer().rootPath() : m_options.rootPath;
     std::string opts =
         "fsname=" + optionValue(m_options.fsName.empty() ? "leasehold:" + root : m_options.fsName) +
-        ",subtype=" + optionValue(m_options.subtype) + ",default_permissions";
+        ",subtype=" + optionValue(m_options.subtype);
+    if (m_options.defaultPermissions)
+        opts += ",default_permissions";
     const bool allowOther = m_options.allowOther < 0 ? ::geteuid() == 0 : m_options.allowOther != 0;
     if (allowOther)
         opts += ",allow_other";
@@ -270,6 +274,7 @@ int GateFs::run()
     m_runThread = static_cast<unsigned long>(::pthread_self());
     wakeSignal();
     m_core->startInvalidator();
+    m_core->startWatch();
     std::thread control([this] { controlLoop(); });
     fuse_loop_config *config = fuse_loop_cfg_create();
     fuse_loop_cfg_set_clone_fd(config, m_options.cloneFd ? 1 : 0);
@@ -279,6 +284,7 @@ int GateFs::run()
     const std::uint64_t one = 1;
     (void)!::write(m_loopDoneFd, &one, sizeof one);
     control.join();
+    m_core->watch().stop();
     m_core->stopInvalidator();
     m_core->releaseAll(); // files whose release the ended connection will never send
     if (m_core->bus())

@@ -17,14 +17,16 @@
 // gate into its own process first, waits for onReady, then starts the agent.
 //
 // Caching and coherence: the kernel caches attributes, names (positive and negative) and pages
-// for the timeouts below, ~1 s. Changes made through this gate are seen by it at once. Changes
+// for the timeouts below: watchedTimeout where an inotify watch on the backing folder sees every
+// change, else ~1 s. Changes made through this gate are seen by it at once. Changes
 // made through another gate over the same backing folder are pushed here by the coherence bus
 // before that gate replies, so they are seen at once too (one exception: a name changed while
 // this gate is itself changing the same folder is dropped here as soon as that operation ends,
 // after at most 5 ms of waiting; see GateCore::applyRemote). Changes made outside every gate (the
-// backing folder written directly) are seen once the attribute and entry timeouts run out, and
-// file contents at the first read after that (the kernel compares mtime and size; with zeroOpen
-// off, at the next open, close-to-open).
+// backing folder written directly) are seen at once where the backing folder is watched (see
+// BackingWatch), else once the attribute and entry timeouts run out, and file contents at the
+// first read after that (the kernel compares mtime and size; with zeroOpen off, at the next
+// open, close-to-open).
 //
 // Thread-safety: stop() may be called from any thread or a signal handler; everything else
 // from the owning thread. The policy is called from worker threads, several at once.
@@ -52,7 +54,22 @@ public:
         double attrTimeout = 1.0;
         double entryTimeout = 1.0;
         double negativeTimeout = 1.0;
-        int allowOther = -1;     // -1: when running as root
+        // The three timeouts where an inotify watch of the backing folder sees every change
+        // made outside (BackingWatch): the entry's folder is watched, and for attributes the
+        // file has one link. They bound only what inotify misses (a network file system's other
+        // clients).
+        double watchedTimeout = 30.0;
+        // inotify watches, one per folder the kernel knows, at most; past it (or past
+        // fs.inotify.max_user_watches) folders keep the short timeouts. -1: the kernel's limit;
+        // 0: no watching (what a full max_user_watches looks like).
+        long maxWatches = -1;
+        int allowOther = -1; // -1: when running as root
+        // The kernel checks permissions against the attributes it has (default_permissions).
+        // Off, every request would run with the gate's credentials, which is only safe when no
+        // process of another user can reach the mount: kept for the benchmark's comparison (a
+        // create in a folder costs the folder's GETATTR at the next lookup in it, because the
+        // kernel drops the folder's attributes after each change).
+        bool defaultPermissions = true;
         bool autoUnmount = true; // fusermount3 unmounts if the gate's process dies
         bool debug = false;      // libfuse's request log, and refusals, on stderr
         std::string fsName;      // default "leasehold:<rootPath>"

@@ -23,7 +23,7 @@ void opLookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     if (error == ENOENT) {
         // A negative entry the kernel may cache: other gates' creations invalidate it.
         e = fuse_entry_param{};
-        e.entry_timeout = gate.settings().negativeTimeout;
+        e.entry_timeout = gate.negativeTimeout(gate.inodes().at(parent));
         fuse_reply_entry(req, &e);
         return;
     }

@@ -27,12 +27,12 @@ constexpr int kAttrChanges = FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_A
                              FUSE_SET_ATTR_CTIME;
 
 // Replies with what `fd` is on now. No pin may be held: the reply may let the kernel forget.
-void replyStat(fuse_req_t req, GateCore &gate, int error, const struct stat &st)
+void replyStat(fuse_req_t req, int error, const struct stat &st, double timeout)
 {
     if (error)
         fuse_reply_err(req, error);
     else
-        fuse_reply_attr(req, &st, gate.settings().attrTimeout);
+        fuse_reply_attr(req, &st, timeout);
 }
 
 int statOf(int fd, struct stat &st)
@@ -50,7 +50,7 @@ void opGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi)
         const InodeFd fd(gate.inodes(), gate.inodes().at(ino));
         return fd.error() ? fd.error() : statOf(fd.fd(), st);
     }();
-    replyStat(req, gate, error, st);
+    replyStat(req, error, st, gate.attrTimeout(gate.inodes().at(ino), st));
 }
 
 // `fd` is an open handle, or -1: then the O_PATH fd (`pathFd`) is reached through /proc.
@@ -132,7 +132,7 @@ void opSetattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid, fus
         }
         return statOf(handle ? handle->fd : pathFd.fd(), st);
     }();
-    replyStat(req, gate, error, st);
+    replyStat(req, error, st, gate.attrTimeout(inode, st));
 }
 
 // The reply for an open handle, or for a created file without one (zero-open: fh 0); false if

@@ -113,6 +113,7 @@ void InodeTable::forget(fuse_ino_t ino, std::uint64_t n)
 {
     Inode &inode = at(ino);
     decltype(m_inodes)::node_type gone;
+    int watch = 0;
     {
         std::lock_guard lock(m_mutex);
         if (&inode == m_root)
@@ -126,9 +127,12 @@ void InodeTable::forget(fuse_ino_t ino, std::uint64_t n)
         if (inode.nlookup == 0) {
             if (inode.fd.load() >= 0)
                 unlinkLocked(inode);
+            watch = inode.watch.load();
             gone = m_inodes.extract(inode.key);
         }
     }
+    if (watch > 0 && onUnwatch)
+        onUnwatch(watch);
     // `gone` closes the fd here, outside the lock: the last close of a deleted file frees it.
 }
 
@@ -326,6 +330,43 @@ int InodeTable::lastName(const Inode &inode, std::string &name)
     parent.pins.fetch_sub(1);
     name = inode.name;
     return fd;
+}
+
+int InodeTable::dupFd(const InodeKey &key)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_inodes.find(key);
+    if (it == m_inodes.end())
+        return -1;
+    Inode &inode = it->second;
+    inode.pins.fetch_add(1);
+    int fd = -1;
+    if (reopenLocked(inode, 0) == 0)
+        fd = ::fcntl(inode.fd.load(), F_DUPFD_CLOEXEC, 0);
+    inode.pins.fetch_sub(1);
+    return fd;
+}
+
+void InodeTable::unwatched(const InodeKey &key, int wd)
+{
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_inodes.find(key); it != m_inodes.end())
+        it->second.watch.compare_exchange_strong(wd, -1);
+}
+
+std::vector<InodeTable::Known> InodeTable::known()
+{
+    std::vector<Known> out;
+    std::lock_guard lock(m_mutex);
+    out.reserve(m_inodes.size());
+    for (auto &[key, inode] : m_inodes) {
+        if (&inode == m_root)
+            continue;
+        auto parent = inode.name.empty() ? m_inodes.end() : m_inodes.find(inode.parent);
+        out.push_back(Known{nodeId(inode), parent == m_inodes.end() ? 0 : nodeId(parent->second),
+                            inode.name});
+    }
+    return out;
 }
 
 std::size_t InodeTable::size()

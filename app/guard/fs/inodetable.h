@@ -9,9 +9,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 // The gate's inode table: every file the kernel knows through the gate, keyed by its backing
 // (st_dev, st_ino), with the kernel's lookup count and an O_PATH file descriptor on it. The FUSE
@@ -69,6 +71,8 @@ struct Inode
     std::atomic<std::uint32_t> pins{0};
     std::atomic<bool> used{false};               // the clock's second chance
     std::atomic<std::uint32_t> remoteChanges{0}; // changes other gates reported
+    std::atomic<int> watch{0};        // folders: the inotify watch (> 0), none yet (0), none (< 0)
+    std::atomic<bool> covered{false}; // its folder was watched when the kernel was last given it
     InodeKey key;
     mode_t type = 0;           // S_IFMT bits
     std::uint64_t nlookup = 0; // table mutex
@@ -137,6 +141,21 @@ public:
     // Where `inode` was last seen: a dup of its parent's fd (the caller closes it) and the
     // name; -1 if not known.
     int lastName(const Inode &inode, std::string &name);
+
+    // A dup of the fd of `key` (the caller closes it), or -1 if not known.
+    int dupFd(const InodeKey &key);
+    // `key` (if known) lost its watch `wd`.
+    void unwatched(const InodeKey &key, int wd);
+    // Every known inode but the root, with its FUSE number, its last parent's and its name.
+    struct Known
+    {
+        fuse_ino_t ino = 0;
+        fuse_ino_t parent = 0;
+        std::string name;
+    };
+    std::vector<Known> known();
+    // Called with the watch of a folder forgotten (outside the table's lock).
+    std::function<void(int)> onUnwatch;
 
     std::size_t size();
     std::size_t residentFds();

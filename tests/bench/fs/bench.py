@@ -121,7 +121,9 @@ WORKLOADS = [
     ("git grep", None, GREP, None, None),
     # How many requests "git grep" costs depends on how long ago the same place last ran it (so
     # on how many gates run side by side): both ends. Just after another run, every name and
-    # attribute is still cached; once they ran out (1 s), it is a lookup per file.
+    # attribute is still cached; once they ran out, it is a lookup per file. They run out after
+    # 1 s only where the gate has no inotify watch on the folder; watched, after 30 s
+    # (GateFs::Options::watchedTimeout), so "names expired" is cached too.
     ("git grep, names cached", GREP, GREP, None, None),
     ("git grep, names expired", "sleep 1.2", GREP, None, None),
     ("find", None, "find ws >/dev/null", None, None),

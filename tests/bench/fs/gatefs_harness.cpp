@@ -5,7 +5,7 @@
 //
 //   gatefs_harness --backing DIR --mount DIR [--bus DIR|-] [--threads N] [--timeout SECONDS]
 //                  [--no-readdirplus] [--no-cache-readdir] [--splice] [--handles]
-//                  [--single-fd] [--parallel-dirops]
+//                  [--single-fd] [--parallel-dirops] [--max-watches N] [--no-default-permissions]
 //
 // --handles: zeroOpen off (an open and a release round trip per file opened).
 
@@ -99,6 +99,8 @@ int main(int argc, char **argv)
             options.readXattrs = true;
         else if (key == "--debug")
             options.debug = true;
+        else if (key == "--no-default-permissions")
+            options.defaultPermissions = false;
         else if (key == "--splice")
             options.splice = true;
         else if (key == "--handles")
@@ -109,6 +111,8 @@ int main(int argc, char **argv)
             options.parallelDirops = true;
         else if (key == "--fd-budget")
             options.maxInodeFds = std::strtoul(value, nullptr, 10), ++i;
+        else if (key == "--max-watches")
+            options.maxWatches = std::strtol(value, nullptr, 10), ++i;
     }
     const int backingFd = ::open(backing.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (backingFd == -1) {
