@@ -96,6 +96,7 @@ const std::vector<Setting> &settings()
         number("mcpProgressMs", &AppOptions::mcpProgressMs, 100, 600'000),
         number("ledgerRetainRows", &AppOptions::ledgerRetainRows, 1000, qint64(1) << 40),
         number("ledgerRetainDays", &AppOptions::ledgerRetainDays, 1, 36'500),
+        number("minFreeDiskMegabytes", &AppOptions::minFreeDiskMegabytes, 0, 1 << 30),
         number("maxConnections", &AppOptions::maxConnections, 0, 1'000'000),
         number("headTimeoutMs", &AppOptions::headTimeoutMs, 100, 600'000),
         number("parkAfterMs", &AppOptions::parkAfterMs, 100, 3'600'000),

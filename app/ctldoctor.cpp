@@ -1,6 +1,6 @@
 // `ctl doctor` (what is wrong, each finding with the command that fixes it) and `ctl sweep` (the
-// leases of holders that are gone). The doctor reads only what any reader key may: /healthz,
-// /status and the recent ledger; the sweep is an admin lever.
+// leases of holders that are gone). The doctor reads only what any reader key may (GET /health,
+// the instance's own check, shared with the console's Health page); the sweep is an admin lever.
 
 #include "ctlcommands.h"
 #include "texttable.h"
@@ -19,7 +19,6 @@ namespace {
 const QString kBase = QLatin1String(ServiceClient::kBase);
 
 constexpr std::int64_t kHourMs = 3'600'000;
-// Findings that page someone: the store cannot grant, a clock far off, holders that are gone.
 enum class Severity { Info, Warning, Critical };
 
 struct Finding
@@ -109,128 +108,34 @@ CtlExit CtlCommands::sweep()
 
 CtlExit CtlCommands::doctor()
 {
-    std::vector<Finding> findings;
-    const CtlClient::Reply health = m_client.get(QStringLiteral("/healthz"));
-    if (health.status == 0)
-        return *failure(health);
-    const CtlClient::Reply s = m_client.get(kBase + QStringLiteral("/status"));
-    if (auto code = failure(s))
+    // The instance's own health check (GET /health: the store and its disk, the cluster, holders
+    // that are gone, waits, the last hour's incidents), and what only this side can see: how far
+    // this machine's clock is from the instance's.
+    const CtlClient::Reply r = m_client.get(kBase + QStringLiteral("/health"));
+    if (auto code = failure(r))
         return *code;
-    const json &st = s.body;
-    const std::int64_t now = integerOf(st, "at");
-
-    // The store and the cluster, as /healthz says.
-    if (!health.body.value("ok", false))
-        findings.push_back({Severity::Critical,
-                            QStringLiteral("the store cannot record grants: %1")
-                                .arg(QString::fromStdString(textOf(health.body, "error"))),
-                            QStringLiteral("check the data directory's disk (room, permissions); "
-                                           "see docs/operating.md, State and crash recovery")});
-    if (const auto cluster = health.body.find("cluster"); cluster != health.body.end()) {
-        const std::string role = textOf(*cluster, "role");
-        if (role != "leader" && textOf(*cluster, "leader").empty())
-            findings.push_back({Severity::Critical,
-                                QStringLiteral("the cluster has no leader this instance knows of"),
-                                QStringLiteral("check etcd: etcdctl endpoint health")});
+    std::vector<Finding> findings;
+    bool storeDown = false;
+    for (const json &f : r.body.value("findings", json::array())) {
+        const std::string severity = textOf(f, "severity");
+        storeDown = storeDown || textOf(f, "code") == "store";
+        findings.push_back({severity == "critical"  ? Severity::Critical
+                            : severity == "warning" ? Severity::Warning
+                                                    : Severity::Info,
+                            QString::fromStdString(textOf(f, "finding")),
+                            QString::fromStdString(textOf(f, "fix"))});
     }
-    // The clock: this machine's against the instance's.
-    const std::int64_t skew = QDateTime::currentMSecsSinceEpoch() - now;
+    const std::int64_t skew = QDateTime::currentMSecsSinceEpoch() - integerOf(r.body, "at");
     if (std::abs(skew) > 2'000)
-        findings.push_back(
+        findings.insert(
+            findings.begin() + std::ptrdiff_t(std::count_if(
+                                   findings.begin(), findings.end(),
+                                   [](const Finding &f) { return f.severity != Severity::Info; })),
             {Severity::Warning,
              QStringLiteral("this machine's clock and the instance's differ by %1")
                  .arg(formatDuration(std::abs(skew))),
              QStringLiteral("timedatectl status (on both machines); leases are timed by the "
                             "instance's clock alone")});
-
-    // Holders that are gone: live on no surface, what they hold, for how long.
-    const json agents = st.value("agents", json::array());
-    for (const json &a : agents) {
-        if (integerOf(a, "leases") == 0 || !a.value("via", json::array()).empty() ||
-            integerOf(a, "liveSessions") > 0)
-            continue;
-        const std::int64_t idle = now - integerOf(a, "lastSeen");
-        findings.push_back(
-            {Severity::Warning,
-             QStringLiteral("%1 holds %2 and is live on no surface (last call %3 ago)")
-                 .arg(cellText(a["actorDid"]), countOf(integerOf(a, "leases"), "lease", "leases"),
-                      formatDuration(idle)),
-             QStringLiteral("leasehold ctl release-holder %1   (or: ctl sweep --not-live-for "
-                            "10m --dry-run)")
-                 .arg(cellText(a["actorDid"]))});
-    }
-    // Waits: the longest, and leases about to run out under someone waiting.
-    const json waiters = st.value("waiters", json::array());
-    std::int64_t longest = 0;
-    QString longestWho;
-    for (const json &w : waiters) {
-        const std::int64_t waited = now - integerOf(w, "since");
-        if (waited > longest) {
-            longest = waited;
-            longestWho =
-                cellText(w["actorDid"]) + QStringLiteral(" for ") + cellText(w["resource"]);
-        }
-    }
-    if (longest >= 10'000)
-        findings.push_back({Severity::Info,
-                            QStringLiteral("the longest wait: %1, %2 so far")
-                                .arg(longestWho, formatDuration(longest)),
-                            QStringLiteral("leasehold ctl wait")});
-    for (const json &d : st.value("deadlocks", json::array()))
-        findings.push_back({Severity::Warning,
-                            QStringLiteral("a live deadlock: %1")
-                                .arg(QString::fromStdString(d.value("cycle", json()).dump())),
-                            QStringLiteral("leasehold ctl wait, then release-holder one of them")});
-
-    // The last hour of the ledger: deadlocks refused and force releases.
-    const std::uint64_t last = st.value("lastSeq", std::uint64_t(0));
-    const std::uint64_t from = last > 5'000 ? last - 5'000 : 0;
-    // Pages of the ledger's newest events (at most 5 000): what happened within the hour.
-    std::vector<json> recent;
-    for (std::uint64_t since = from; recent.size() < 5'000;) {
-        const CtlClient::Reply page = m_client.get(
-            kBase + QStringLiteral("/ledger"), {{QStringLiteral("since"), QString::number(since)},
-                                                {QStringLiteral("limit"), QStringLiteral("1000")}});
-        const json events = page.status == 200 ? page.body.value("events", json::array()) : json();
-        if (!events.is_array() || events.empty())
-            break;
-        recent.insert(recent.end(), events.begin(), events.end());
-        since = page.body.value("next", since);
-        if (since >= last)
-            break;
-    }
-    int deadlocks = 0, forced = 0, expired = 0;
-    for (const json &e : recent) {
-        if (!e.is_object() || now - integerOf(e, "at") > kHourMs)
-            continue;
-        const std::string kind = textOf(e, "kind");
-        if (kind == "coordination.lease.refused" && textOf(e, "reason") == "deadlock")
-            ++deadlocks;
-        else if (kind == "coordination.lease.admin.release_holder" ||
-                 kind == "coordination.lease.admin.release_all" ||
-                 kind == "coordination.lease.admin.release_lease")
-            ++forced;
-        else if (kind == "coordination.lease.expired")
-            ++expired;
-    }
-    if (deadlocks > 0)
-        findings.push_back(
-            {Severity::Warning,
-             QStringLiteral("%1 refused in the last hour")
-                 .arg(countOf(deadlocks, "deadlock", "deadlocks")),
-             QStringLiteral("leasehold ctl ledger --kind coordination.lease.refused")});
-    if (forced > 0)
-        findings.push_back({Severity::Info,
-                            QStringLiteral("%1 by an operator in the last hour")
-                                .arg(countOf(forced, "force release", "force releases")),
-                            QStringLiteral("leasehold ctl ledger --kind "
-                                           "coordination.lease.admin.release_holder")});
-    if (expired > 0)
-        findings.push_back(
-            {Severity::Info,
-             QStringLiteral("%1 expired on their holders in the last hour")
-                 .arg(countOf(expired, "lease", "leases")),
-             QStringLiteral("leasehold ctl ledger --kind coordination.lease.expired")});
 
     Severity worst = Severity::Info;
     for (const Finding &f : findings)
@@ -252,7 +157,7 @@ CtlExit CtlCommands::doctor()
         }
     }
     // Scripts: 0 nothing but information, 1 something to act on, 6 the store cannot grant.
-    if (!health.body.value("ok", false))
+    if (storeDown)
         return CtlExit::Degraded;
     return worst == Severity::Info ? CtlExit::Ok : CtlExit::Refused;
 }

@@ -27,6 +27,7 @@ struct AppOptions
     int mcpProgressMs = 10'000;  // MCP: a parked call that asked for progress hears this often
     qint64 ledgerRetainRows = 1'000'000; // the stored ledger keeps at most this many events
     int ledgerRetainDays = 30;           // ... and none older than this
+    int minFreeDiskMegabytes = 1024;     // the health check warns below this free in dataDir
     int maxConnections = 0;     // open connections at most; 0: from the file descriptor limit
     int headTimeoutMs = 10'000; // a request head must arrive whole within this
     int parkAfterMs = 2'000;    // idle this long, a connection leaves the event loop's poll set

@@ -19,6 +19,8 @@
 #include <QStandardPaths>
 #include <QTextStream>
 
+#include <sys/statvfs.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -128,6 +130,7 @@ int Service::start()
     front.progressEveryMs = m_options.mcpProgressMs;
     front.version = QStringLiteral(LEASEHOLD_VERSION);
     m_front = std::make_unique<HttpFront>(*m_host, std::move(*keys), front);
+    m_front->setHealthFacts([this] { return healthFacts(); });
     // Keys minted while running (console, ctl keys add) are kept as digests in the store.
     m_front->acceptStoredKeys(*storedKeys);
     if (!m_options.etcd.isEmpty())
@@ -213,6 +216,33 @@ bool Service::joinCluster(const QString &dir)
                       << o.advertise.c_str();
     m_cluster->start();
     return true;
+}
+
+HealthFacts Service::healthFacts() const
+{
+    HealthFacts h;
+    const StoreHealth &store = m_host->storeHealth();
+    h.storeHealth = store.reasonName();
+    h.storeProblem = store.ok() ? std::string() : store.phrase();
+    h.minFreeBytes = qint64(m_options.minFreeDiskMegabytes) * 1024 * 1024;
+    if (!m_options.inMemory && !m_dataDir.isEmpty()) {
+        // statvfs alone (QStorageInfo reads the mount table too): cheap enough for every
+        // /health and every console frame.
+        h.dataDir = m_dataDir;
+        struct statvfs disk = {};
+        if (::statvfs(QFile::encodeName(m_dataDir).constData(), &disk) == 0) {
+            h.diskFreeBytes = qint64(disk.f_bavail) * qint64(disk.f_frsize);
+            h.diskTotalBytes = qint64(disk.f_blocks) * qint64(disk.f_frsize);
+        }
+    }
+    const ClusterFacts c = clusterFacts();
+    h.clustered = !c.role.empty();
+    h.clusterRole = c.role;
+    h.clusterLeader = c.leader;
+    h.clusterLapsed = c.lapsed;
+    h.clusterProblem = c.problem;
+    h.lastHour = m_host->incidentsLastHour();
+    return h;
 }
 
 ClusterFacts Service::clusterFacts() const
@@ -327,6 +357,7 @@ std::optional<std::vector<StoredKey>> Service::openStore(const QString &dir, QSt
         qCInfo(lcService) << "state in memory only (--in-memory): nothing survives a restart";
         return std::vector<StoredKey>();
     }
+    m_dataDir = dir;
     SqliteStore::Options storeOptions;
     storeOptions.path = QDir(dir).filePath(QStringLiteral("leasehold.db"));
     storeOptions.retainRows = std::uint64_t(m_options.ledgerRetainRows);
@@ -369,6 +400,7 @@ Service::ConsoleEnds Service::attachConsole(const QString &operatorDid)
             f.requests = m_front->stats().count();
             f.keysByAgent = m_front->keys().keysByAgent();
             f.cluster = clusterFacts();
+            f.health = healthFacts();
             return f;
         };
         m_feed = std::make_unique<ConsoleFeed>(*m_host, facts);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "clustermember.h"
+#include "healthcheck.h"
 #include "options.h"
 #include "storeops.h"
 
@@ -66,6 +67,9 @@ private:
                          qint64 term, const QStringList &members);
     bool takeOver(const QString &fenceKey, qint64 term);
     leasehold::ClusterFacts clusterFacts() const;
+    // The health check's facts beyond the snapshot: disk room under the data directory, the
+    // cluster, the last hour's incidents.
+    leasehold::HealthFacts healthFacts() const;
     // A standby's console levers are refused (its engine is not the one agents use).
     void updateConsoleAccess();
 

@@ -4,6 +4,8 @@
 
 #include <QCoreApplication>
 
+#include <map>
+
 using namespace leasehold;
 
 namespace consolerows {
@@ -224,6 +226,34 @@ std::vector<TableRow> agentRows(const ConsoleState &state)
     return rows;
 }
 
+std::vector<TableColumn> healthColumns()
+{
+    return {{tr("Severity")},
+            {tr("Finding")},
+            {tr("Fix"), ColumnKind::Text, tr("The command that fixes it")},
+            {tr("Agent"), ColumnKind::Agent, tr("The agent it is about: the levers act on it")}};
+}
+
+std::vector<TableRow> healthRows(const ConsoleState &state)
+{
+    std::vector<TableRow> rows;
+    const ConsoleFrame *f = state.frame();
+    if (!f)
+        return rows;
+    std::map<QString, int> seen; // the same code and agent twice (two cycles) keeps both
+    for (const HealthFinding &h : healthFindings(f->snapshot, f->facts.health, f->snapshot.at)) {
+        QString key = QString::fromStdString(h.code + ':' + h.agent);
+        if (const int n = seen[key]++)
+            key += QStringLiteral(":%1").arg(n);
+        rows.push_back({key,
+                        {QLatin1String(healthSeverityName(h.severity)), h.what, h.fix, q(h.agent)},
+                        h.severity == HealthSeverity::Critical  ? RowMark::Incident
+                        : h.severity == HealthSeverity::Warning ? RowMark::Attention
+                                                                : RowMark::None});
+    }
+    return rows;
+}
+
 std::size_t holderCount(const ConsoleState &state)
 {
     return state.frame() ? state.frame()->snapshot.leases.size() : 0;
@@ -252,6 +282,12 @@ std::size_t pinCount(const ConsoleState &state)
 std::size_t agentCount(const ConsoleState &state)
 {
     return state.frame() ? state.frame()->snapshot.agents.size() : 0;
+}
+
+std::size_t healthCount(const ConsoleState &state)
+{
+    const ConsoleFrame *f = state.frame();
+    return f ? healthFindings(f->snapshot, f->facts.health, f->snapshot.at).size() : 0;
 }
 
 } // namespace consolerows

@@ -53,6 +53,10 @@ std::vector<TableRow> pinRows(const ConsoleState &state);
 std::vector<TableColumn> agentColumns();
 std::vector<TableRow> agentRows(const ConsoleState &state);
 
+// The health check's findings (what `ctl doctor` prints), the worst first.
+std::vector<TableColumn> healthColumns();
+std::vector<TableRow> healthRows(const ConsoleState &state);
+
 // Each table's row count, as its builder would make them, without building them (so a hidden
 // table's count costs nothing): xCount(state) == xRows(state).size().
 std::size_t holderCount(const ConsoleState &state);
@@ -61,5 +65,6 @@ std::size_t deadlockCount(const ConsoleState &state);
 std::size_t trustCount(const ConsoleState &state);
 std::size_t pinCount(const ConsoleState &state);
 std::size_t agentCount(const ConsoleState &state);
+std::size_t healthCount(const ConsoleState &state);
 
 } // namespace consolerows

@@ -172,6 +172,7 @@ void MainWindow::buildViews()
     addTable(tr("Trust"), trustColumns(), trustRows, trustCount);
     addTable(tr("Pins"), pinColumns(), pinRows, pinCount);
     addTable(tr("Agents"), agentColumns(), agentRows, agentCount);
+    addTable(tr("Health"), healthColumns(), healthRows, healthCount);
 
     // The ledger: newest first, with its own three filters.
     auto *ledgerPage =

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "healthcheck.h"
 #include "leasestore.h"
 #include "ledgerevent.h"
 #include "snapshot.h"
@@ -47,6 +48,7 @@ struct ServiceFacts
     std::int64_t engineLoopLagMs = 0; // how late the engine thread ran the last publication
     std::map<std::string, int> keysByAgent;
     ClusterFacts cluster;
+    HealthFacts health; // what the health check needs beyond the snapshot
 };
 
 // One coalesced publication for the console: the engine's state at one moment, the ledger

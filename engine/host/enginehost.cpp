@@ -174,6 +174,7 @@ void EngineHost::onWaitEnded(std::uint64_t waitId, const WaitOutcome &outcome)
 void EngineHost::onEvent(const LedgerEvent &event)
 {
     m_ledger.push_back(event);
+    m_incidents.note(event);
     if (m_ledger.size() > m_ledgerCapacity)
         m_ledger.pop_front();
     emit eventRecorded(event);

@@ -2,6 +2,7 @@
 
 #include "clock.h"
 #include "functionref.h"
+#include "healthcheck.h"
 #include "leaseengine.h"
 #include "leasestore.h"
 
@@ -147,6 +148,11 @@ public:
     void setStoreTimeoutMs(std::int64_t ms) { m_storeTimeoutMs = ms; }
     // Changes refused or given back because the store could not take them.
     std::uint64_t storeRefusedChanges() const { return m_storeRefused; }
+    // Deadlocks refused, force releases and expiries over the last hour (the health check's).
+    IncidentWindow::Counts incidentsLastHour() const
+    {
+        return m_incidents.counts(m_clock->nowMs());
+    }
 
     // Events with seq > since matching `filter`, oldest first, at most `limit`. Reads the store
     // on this thread: for small reads only (tests, tools); pages and exports use readLedger().
@@ -185,6 +191,7 @@ private:
     // Connects the turn's last slot (after the store's), so decisions wait for the turn's end.
     void followTurnEnd();
 
+    IncidentWindow m_incidents;
     std::unique_ptr<Clock> m_ownClock;
     const Clock *m_clock;
     std::unique_ptr<LeaseEngine> m_engine;

@@ -75,6 +75,10 @@ public:
     // 307 with Location at the same path on `leader` (and the leader named in the body), or
     // 503 not_leading while no leader is known (an empty `leader`). std::nullopt: it serves.
     void setStandby(std::optional<QString> leader);
+    void setHealthFacts(std::function<HealthFacts()> facts)
+    {
+        m_api->setHealthFacts(std::move(facts));
+    }
     void setClusterFacts(std::function<nlohmann::json()> facts)
     {
         m_api->setClusterFacts(std::move(facts));

@@ -133,6 +133,9 @@ RestApi::RestApi(EngineHost &host, bool open, QString version, AgentPresence *pr
     add("GET", base("/ledger/export"), Access::Reader,
         "Ledger export: ?format=jsonl|csv&since=&limit= (up to 100 000 events; X-Ledger-Next)",
         [this](const RestCall &c, const Respond &r, Deferral &) { ledger(c, r, true); });
+    add("GET", base("/health"), Access::Reader,
+        "What is wrong: the health check's findings, each with the command that fixes it",
+        [this](const RestCall &, const Respond &r, Deferral &) { health(r); });
     for (const char *lever : {"release-holder", "release-all", "pause", "suspend", "sweep"}) {
         const QString name = QLatin1String(lever);
         add("POST", base("/admin/") + name, Access::Admin, "Operator lever: " + name,

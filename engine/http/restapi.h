@@ -144,6 +144,10 @@ public:
         m_clusterFacts = std::move(facts);
     }
 
+    // What GET /health needs beyond the engine's snapshot (disk room, cluster); without it the
+    // check knows the store's health and the last hour from the host alone.
+    void setHealthFacts(std::function<HealthFacts()> facts) { m_healthFacts = std::move(facts); }
+
 private:
     // The acting agent: the key's DID, or the body's actorDid in open mode. Sets `reply` on
     // failure (400 missing, 403 actor_mismatch).
@@ -167,6 +171,8 @@ private:
     // GET /ledger (JSON pages) or, with `exportAll`, /ledger/export (JSON Lines or CSV).
     void ledger(const RestCall &call, const Respond &respond, bool exportAll = false) const;
     void admin(const RestCall &call, const Respond &respond, const QString &lever) const;
+    // GET /health: the health check's findings, worst first.
+    void health(const Respond &respond) const;
 
     EngineHost &m_host;
     bool m_open;
@@ -174,6 +180,7 @@ private:
     AgentPresence *m_presence;
     std::vector<Route> m_routes;
     std::function<nlohmann::json()> m_clusterFacts;
+    std::function<HealthFacts()> m_healthFacts;
 };
 
 } // namespace leasehold

@@ -293,4 +293,35 @@ void RestApi::admin(const RestCall &call, const Respond &respond, const QString 
     respond(ok({{"released", n}}));
 }
 
+void RestApi::health(const Respond &respond) const
+{
+    HealthFacts facts = m_healthFacts ? m_healthFacts() : HealthFacts();
+    const StoreHealth &store = m_host.storeHealth();
+    facts.storeHealth = store.reasonName();
+    facts.storeProblem = store.ok() ? std::string() : store.phrase();
+    facts.lastHour = m_host.incidentsLastHour();
+    const TimeMs now = m_host.clock().nowMs();
+    const std::vector<HealthFinding> findings =
+        healthFindings(*m_host.sharedSnapshot(), facts, now);
+    json out = json::array();
+    for (const HealthFinding &f : findings) {
+        json item = {{"severity", healthSeverityName(f.severity)},
+                     {"code", f.code},
+                     {"finding", f.what.toStdString()},
+                     {"fix", f.fix.toStdString()}};
+        if (!f.agent.empty())
+            item["actorDid"] = f.agent;
+        out.push_back(std::move(item));
+    }
+    HttpReply reply;
+    reply.body = {{"at", now},
+                  {"findings", std::move(out)},
+                  {"worst", findings.empty() ? "none" : healthSeverityName(worstOf(findings))}};
+    if (facts.diskFreeBytes >= 0)
+        reply.body["disk"] = {{"path", facts.dataDir.toStdString()},
+                              {"freeBytes", facts.diskFreeBytes},
+                              {"totalBytes", facts.diskTotalBytes}};
+    respond(std::move(reply));
+}
+
 } // namespace leasehold

@@ -1,6 +1,7 @@
 // `leasehold ctl doctor` and `ctl sweep` against the real binary (headless, port 0), on an
 // instance whose live window is 5 s: a holder that stops calling is soon "gone", as a crashed
 // agent is after the default 5 minutes.
+#include <QDir>
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonDocument>
@@ -12,6 +13,10 @@
 #include <QTest>
 
 #include "ctlprocess.h"
+
+#include <unistd.h>
+
+#include <algorithm>
 
 using ctltest::Run;
 
@@ -25,8 +30,13 @@ private slots:
     void aHealthyInstanceHasNoFindings();
     void aGoneHolderIsFoundWithItsFix();
     void sweepChecksItsBoundAndADryRunChangesNothing();
+    void aStoreUnderASmallQuotaIsFound();
 
 private:
+    // Starts the binary headless on port 0 with `config` (JSON text) and data in `dataDir`; its
+    // URL, or empty with `why` set.
+    static QString start(QProcess &server, const QString &dataDir, const QString &configPath,
+                         const QByteArray &config, QString *why);
     Run ctl(const QStringList &args);
     int acquire(const QByteArray &key, const QString &resource);
 
@@ -37,21 +47,35 @@ private:
     QByteArray m_key;
 };
 
+QString TstDoctor::start(QProcess &server, const QString &dataDir, const QString &configPath,
+                         const QByteArray &config, QString *why)
+{
+    QFile file(configPath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(config) != config.size()) {
+        *why = "cannot write " + configPath;
+        return {};
+    }
+    file.close();
+    server.start(QStringLiteral(LEASEHOLD_BINARY),
+                 {"--headless", "--port", "0", "--data-dir", dataDir, "--config", configPath});
+    QDeadlineTimer deadline(10'000);
+    while (!server.canReadLine() && !deadline.hasExpired())
+        server.waitForReadyRead(int(std::max<qint64>(1, deadline.remainingTime())));
+    const QByteArray line = server.readLine().trimmed();
+    if (!line.startsWith("listening ")) {
+        *why = "the instance did not start: " + QString::fromUtf8(line + server.readAll());
+        return {};
+    }
+    return QString::fromLatin1(line.mid(10));
+}
+
 void TstDoctor::initTestCase()
 {
-    QFile config(m_dir.filePath("config.json"));
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write(R"({"liveWindowSeconds": 5})");
-    config.close();
-    m_server.start(QStringLiteral(LEASEHOLD_BINARY),
-                   {"--headless", "--port", "0", "--data-dir", m_dir.filePath("data"), "--config",
-                    config.fileName()});
-    QVERIFY(m_server.waitForStarted(10'000));
-    while (!m_server.canReadLine())
-        QVERIFY(m_server.waitForReadyRead(10'000));
-    const QByteArray line = m_server.readLine().trimmed();
-    QVERIFY2(line.startsWith("listening "), line.constData());
-    m_url = QString::fromLatin1(line.mid(10));
+    // Any disk room counts as enough here; aStoreUnderASmallQuotaIsFound tries the default.
+    QString why;
+    m_url = start(m_server, m_dir.filePath("data"), m_dir.filePath("config.json"),
+                  R"({"liveWindowSeconds": 5, "minFreeDiskMegabytes": 1})", &why);
+    QVERIFY2(!m_url.isEmpty(), qPrintable(why));
     const Run minted = ctl({"keys", "add", "did:agent:crashed"});
     QCOMPARE(minted.code, 0);
     m_key = minted.out.trimmed();
@@ -93,8 +117,10 @@ void TstDoctor::aGoneHolderIsFoundWithItsFix()
     const QJsonObject out = QJsonDocument::fromJson(r.out).object();
     QCOMPARE(out.value("worst").toString(), QStringLiteral("warning"));
     const QByteArray text = ctl({"doctor"}).out;
-    QVERIFY2(text.contains("did:agent:crashed holds 1 lease and is live on no surface"),
-             text.constData());
+    QVERIFY2(
+        text.contains("did:agent:crashed holds 1 lease (lock:deploy/production) and is live on "
+                      "no surface"),
+        text.constData());
     QVERIFY2(text.contains("fix: leasehold ctl release-holder did:agent:crashed"),
              text.constData());
 }
@@ -109,6 +135,35 @@ void TstDoctor::sweepChecksItsBoundAndADryRunChangesNothing()
     // Gone for seconds, not a minute: nobody yet, and the lease is still there.
     QVERIFY2(dry.out.contains("no holder has been gone for 1 min"), dry.out.constData());
     QCOMPARE(acquire(m_key, "lock:deploy/production"), 200); // still its own: an extension
+}
+
+// The data directory on a file system of 8 MiB (a tmpfs mounted here, so root only), under the
+// default 1 GiB the health check asks for: the doctor names the folder and its room, and exits 1.
+void TstDoctor::aStoreUnderASmallQuotaIsFound()
+{
+    if (::geteuid() != 0)
+        QSKIP("mounting a small tmpfs needs root");
+    const QString small = m_dir.filePath("small");
+    QVERIFY(QDir().mkpath(small));
+    const int mounted =
+        QProcess::execute("mount", {"-t", "tmpfs", "-o", "size=8m", "tmpfs", small});
+    if (mounted != 0)
+        QSKIP("mount -t tmpfs failed here (no CAP_SYS_ADMIN in this container?)");
+    QProcess server;
+    QString why;
+    const QString url = start(server, small + "/data", m_dir.filePath("small.json"), "{}", &why);
+    Run r;
+    if (!url.isEmpty())
+        r = ctltest::ctl({"--url", url, "--data-dir", small + "/data"}, {"doctor"});
+    server.terminate();
+    server.waitForFinished(10'000);
+    QProcess::execute("umount", {"-l", small});
+    QVERIFY2(!url.isEmpty(), qPrintable(why));
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.out.contains("the data directory " + QFile::encodeName(small) + "/data has "),
+             r.out.constData());
+    QVERIFY2(r.out.contains("of 8 MiB (below 1024 MiB)"), r.out.constData());
+    QVERIFY2(r.out.contains("critical: "), r.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TstDoctor)
