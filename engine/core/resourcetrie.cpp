@@ -78,24 +78,36 @@ bool visitLeaseSubtree(const TrieNode *node, const ResourceName &query, bool exc
 // is alive). A branch where neither holds is skipped whole: no name in it or below it matches,
 // and no name above it did, so no lease there collides, a pattern lease included (all its
 // names lie in the branch).
+// The one literal segment every live position of `at` reads next, when there is one: then
+// only the child of that name can be reached, and it is looked up instead of every child read.
+const std::string *onlyLiteralNext(const PathPattern &pattern, const PathPattern::Positions &at)
+{
+    const std::string *literal = nullptr;
+    const auto &segments = pattern.segments();
+    for (std::size_t k = at._Find_first(); k < at.size(); k = at._Find_next(k)) {
+        if (k >= segments.size() || !segments[k].literal)
+            return nullptr; // a match, a `**` or a wildcard segment: any child may continue it
+        if (literal && *literal != *segments[k].literal)
+            return nullptr;
+        literal = &*segments[k].literal;
+    }
+    return literal;
+}
+
 template<class Visit>
 bool visitPatternSubtree(const TrieNode *node, const ResourceName &query,
                          const PathPattern::Positions &at, bool covered, bool exclusive,
                          const AgentRecord *self, Visit &visit)
 {
     const PathPattern &pattern = *query.pattern();
-    for (const auto &entry : node->children) {
-        // The segment first (it sits in the map's own node): most branches end there, without
-        // a read of the child.
+    // One branch: true to go on.
+    auto branch = [&](std::string_view segment, const TrieNode *child) {
         const PathPattern::Positions next =
-            covered ? PathPattern::Positions() : pattern.advance(at, entry.first);
+            covered ? PathPattern::Positions() : pattern.advance(at, segment);
         const bool childCovered = covered || pattern.accepts(next);
         const bool plainMeets = childCovered || next.any();
-        if (!plainMeets)
-            continue;
-        const TrieNode *child = entry.second.get();
-        if (relevant(child->subLeases, exclusive) == 0)
-            continue;
+        if (!plainMeets || relevant(child->subLeases, exclusive) == 0)
+            return true;
         for (LeaseRecord *l : child->leases) {
             if (!leaseConflicts(l, exclusive, self))
                 continue;
@@ -103,7 +115,17 @@ bool visitPatternSubtree(const TrieNode *node, const ResourceName &query,
             if (hit && !visit(l))
                 return false;
         }
-        if (!visitPatternSubtree(child, query, next, childCovered, exclusive, self, visit))
+        return visitPatternSubtree(child, query, next, childCovered, exclusive, self, visit);
+    };
+    if (const std::string *literal = covered ? nullptr : onlyLiteralNext(pattern, at)) {
+        // `repo/*/dir7/*.ts` below `repo/42`: dir7 alone, not each of repo/42's folders.
+        const auto it = node->children.find(std::string_view(*literal));
+        return it == node->children.end() || branch(it->first, it->second.get());
+    }
+    for (const auto &entry : node->children) {
+        // The segment first (it sits in the map's own node): most branches end there, without
+        // a read of the child.
+        if (!branch(entry.first, entry.second.get()))
             return false;
     }
     return true;
