@@ -127,15 +127,15 @@ CtlExit CtlCommands::doctor()
     }
     const std::int64_t skew = QDateTime::currentMSecsSinceEpoch() - integerOf(r.body, "at");
     if (std::abs(skew) > 2'000)
-        findings.insert(
-            findings.begin() + std::ptrdiff_t(std::count_if(
-                                   findings.begin(), findings.end(),
-                                   [](const Finding &f) { return f.severity != Severity::Info; })),
+        findings.push_back(
             {Severity::Warning,
              QStringLiteral("this machine's clock and the instance's differ by %1")
                  .arg(formatDuration(std::abs(skew))),
              QStringLiteral("timedatectl status (on both machines); leases are timed by the "
                             "instance's clock alone")});
+    // Worst first, as the instance ordered its own.
+    std::stable_sort(findings.begin(), findings.end(),
+                     [](const Finding &a, const Finding &b) { return a.severity > b.severity; });
 
     Severity worst = Severity::Info;
     for (const Finding &f : findings)

@@ -157,28 +157,28 @@ void waits(const Snapshot &s, TimeMs now, std::vector<HealthFinding> &out)
 
 void lastHour(const IncidentWindow::Counts &c, std::vector<HealthFinding> &out)
 {
-    if (c.deadlocks > 0)
-        out.push_back({HealthSeverity::Warning,
-                       "deadlocks_refused",
-                       QStringLiteral("%1 refused in the last hour")
-                           .arg(countOf(c.deadlocks, "deadlock", "deadlocks")),
-                       QStringLiteral("leasehold ctl ledger --kind coordination.lease.refused"),
-                       {}});
-    if (c.forced > 0)
-        out.push_back({HealthSeverity::Info,
-                       "force_releases",
-                       QStringLiteral("%1 by an operator in the last hour")
-                           .arg(countOf(c.forced, "force release", "force releases")),
-                       QStringLiteral("leasehold ctl ledger --kind "
-                                      "coordination.lease.admin.release_holder"),
-                       {}});
-    if (c.expired > 0)
-        out.push_back({HealthSeverity::Info,
-                       "expiries",
-                       QStringLiteral("%1 expired on their holders in the last hour")
-                           .arg(countOf(c.expired, "lease", "leases")),
-                       QStringLiteral("leasehold ctl ledger --kind coordination.lease.expired"),
-                       {}});
+    struct Line
+    {
+        int count;
+        HealthSeverity severity;
+        const char *code, *one, *many, *what, *kind;
+    };
+    const Line lines[] = {
+        {c.deadlocks, HealthSeverity::Warning, "deadlocks_refused", "deadlock", "deadlocks",
+         "%1 refused in the last hour", "coordination.lease.refused"},
+        {c.forced, HealthSeverity::Info, "force_releases", "force release", "force releases",
+         "%1 by an operator in the last hour", "coordination.lease.admin.release_holder"},
+        {c.expired, HealthSeverity::Info, "expiries", "lease", "leases",
+         "%1 expired on their holders in the last hour", "coordination.lease.expired"},
+    };
+    for (const Line &l : lines)
+        if (l.count > 0)
+            out.push_back(
+                {l.severity,
+                 l.code,
+                 QString::fromLatin1(l.what).arg(countOf(l.count, l.one, l.many)),
+                 QStringLiteral("leasehold ctl ledger --kind %1").arg(QLatin1String(l.kind)),
+                 {}});
 }
 
 } // namespace

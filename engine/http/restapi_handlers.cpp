@@ -295,11 +295,15 @@ void RestApi::admin(const RestCall &call, const Respond &respond, const QString 
 
 void RestApi::health(const Respond &respond) const
 {
-    HealthFacts facts = m_healthFacts ? m_healthFacts() : HealthFacts();
-    const StoreHealth &store = m_host.storeHealth();
-    facts.storeHealth = store.reasonName();
-    facts.storeProblem = store.ok() ? std::string() : store.phrase();
-    facts.lastHour = m_host.incidentsLastHour();
+    HealthFacts facts;
+    if (m_healthFacts) {
+        facts = m_healthFacts(); // the service's: store, disk, cluster, the last hour
+    } else {
+        const StoreHealth &store = m_host.storeHealth();
+        facts.storeHealth = store.reasonName();
+        facts.storeProblem = store.ok() ? std::string() : store.phrase();
+        facts.lastHour = m_host.incidentsLastHour();
+    }
     const TimeMs now = m_host.clock().nowMs();
     const std::vector<HealthFinding> findings =
         healthFindings(*m_host.sharedSnapshot(), facts, now);
