@@ -188,7 +188,7 @@ void MainWindow::buildViews()
     auto *kind = new QComboBox(ledgerPage);
     kind->setObjectName(QStringLiteral("kindFilter"));
     kind->addItem(tr("All kinds"), QString());
-    for (int k = int(EventKind::Granted); k <= int(EventKind::WorkspaceMutation); ++k)
+    for (int k = int(EventKind::Granted); k <= int(EventKind::ReleaseRequestOverdue); ++k)
         kind->addItem(LedgerModel::shortKind(EventKind(k)), LedgerModel::shortKind(EventKind(k)));
     ledgerPage->bar()->insertWidget(0, agent, 1);
     ledgerPage->bar()->insertWidget(1, resource, 1);

@@ -249,7 +249,8 @@ void TstRestApi::ledgerExportsJsonLinesAndCsv()
     QVERIFY2(
         csv.raw.startsWith("seq,at,kind,actorDid,resource,leaseId,token,reason,ttlMs,op,mode,"
                            "waitedMs,holder,cycle,by,whileDown,target,released,suspended,"
-                           "paused,pinId,before,after,to,via,pid,command,heldBackMs,summary\r\n2,"),
+                           "paused,pinId,before,after,to,via,pid,command,heldBackMs,requestId,"
+                           "urgency,deadlineAt,requester,summary\r\n2,"),
         csv.raw.constData());
     QVERIFY2(csv.raw.contains(",coordination.lease.released,did:agent:a,\"lock:a,b\","),
              csv.raw.constData()); // a comma inside a field is quoted
