@@ -425,9 +425,6 @@ void MainWindow::buildAgentDetail()
     m_agentDock->setAllowedAreas(Qt::RightDockWidgetArea | Qt::BottomDockWidgetArea);
     addDockWidget(Qt::RightDockWidgetArea, m_agentDock);
     m_agentDock->hide(); // until an agent is picked
-    connect(m_agentDetail, &AgentDetailPage::releaseHolderRequested, m_link,
-            &EngineLink::releaseHolder);
-    connect(m_agentDetail, &AgentDetailPage::suspendRequested, m_link, &EngineLink::setSuspended);
     // Picked anywhere: a box in the wait graph, a row in any table that names an agent.
     connect(m_waitGraph, &WaitGraphPage::agentSelected, this, &MainWindow::showAgent);
     for (TablePage *p : pages()) {
