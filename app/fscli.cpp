@@ -4,8 +4,10 @@
 #include "fscli.h"
 
 #include "guardcli.h"
+#include "hookwords.h"
 #include "refusallog.h"
 #include "refusals.h"
+#include "serviceclient.h"
 #include "wording.h"
 
 #include <QCommandLineParser>
@@ -220,6 +222,39 @@ int guardFs(const QStringList &arguments)
 #endif
 }
 
+namespace {
+
+// The open release requests against the run's agent (its leases), as the instance tells the
+// agent on any call: asked with a POST /check that names nothing (nothing taken, nothing
+// recorded). Silent when the instance is not there.
+void printReleaseRequests(QTextStream &out, bool json, std::int64_t now)
+{
+    ServiceClient::Settings s;
+    s.base = QUrl(qEnvironmentVariable("LEASEHOLD_URL"));
+    s.key = qgetenv("LEASEHOLD_KEY");
+    s.agent = qEnvironmentVariable("LEASEHOLD_AGENT");
+    s.via = "guard";
+    s.timeoutMs = 3'000;
+    if (s.base.isEmpty())
+        return;
+    const ServiceClient::Reply r = ServiceClient(s).postNow(
+        QLatin1String(ServiceClient::kBase) + QStringLiteral("/check"), nlohmann::json::object());
+    const auto list = r.body.is_object() ? r.body.find("releaseRequests") : r.body.end();
+    if (!r.body.is_object() || list == r.body.end() || !list->is_array())
+        return;
+    if (json) {
+        for (const nlohmann::json &request : *list)
+            out << QString::fromStdString(nlohmann::json{{"releaseRequest", request}}.dump())
+                << "\n";
+        return;
+    }
+    const QString text = hookwords::releaseRequests(r.body, now);
+    if (!text.isEmpty())
+        out << text << "\n";
+}
+
+} // namespace
+
 int runWhy(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -296,5 +331,7 @@ int runWhy(const QStringList &arguments)
     if (shown == 0 && !parser.isSet(QStringLiteral("json")))
         out << "nothing was refused" << (only.isEmpty() ? QString() : " at " + only)
             << " in the last " << formatDuration(now - since) << "\n";
+    // What others ask of this run: the release requests against the leases it holds.
+    printReleaseRequests(out, parser.isSet(QStringLiteral("json")), now);
     return 0;
 }

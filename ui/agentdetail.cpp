@@ -50,6 +50,11 @@ AgentDetail AgentDetail::of(const ConsoleState &state, const QString &did)
         if (w.actorDid == id)
             d.waits.push_back(w);
     }
+    for (const ReleaseRequestInfo &r : s.releaseRequests) {
+        if (r.holder == id || r.requester == id)
+            d.requests.push_back(r);
+    }
+    d.at = s.at;
     std::sort(d.leases.begin(), d.leases.end(),
               [](const LeaseInfo &x, const LeaseInfo &y) { return x.resource < y.resource; });
     std::sort(d.waits.begin(), d.waits.end(),

@@ -44,10 +44,14 @@ AgentDetailPage::AgentDetailPage(LedgerModel *ledger, QWidget *parent)
           smallTree(QStringLiteral("agentLeases"), {tr("Holds"), tr("Token"), tr("Expires")}, this))
     , m_waits(smallTree(QStringLiteral("agentWaits"), {tr("Waits for"), tr("How"), tr("Held by")},
                         this))
+    , m_requests(smallTree(
+          QStringLiteral("agentRequests"),
+          {tr("Release request"), tr("Asked"), tr("Urgency"), tr("Age"), tr("Deadline")}, this))
     , m_ledgerFilter(new LedgerFilterProxy(this))
     , m_ledger(new QTableView(this))
     , m_release(new QPushButton(tr("Release holder"), this))
     , m_suspend(new QPushButton(tr("Suspend"), this))
+    , m_forceRelease(new QPushButton(tr("Force release (overdue)"), this))
 {
     setObjectName(QStringLiteral("agentDetail"));
     setAccessibleName(tr("Agent detail"));
@@ -72,6 +76,10 @@ AgentDetailPage::AgentDetailPage(LedgerModel *ledger, QWidget *parent)
     m_ledger->horizontalHeader()->setStretchLastSection(true);
     m_release->setObjectName(QStringLiteral("agentRelease"));
     m_suspend->setObjectName(QStringLiteral("agentSuspend"));
+    m_requests->setAccessibleName(tr("Release requests it made or that were made of it"));
+    m_forceRelease->setObjectName(QStringLiteral("agentForceRelease"));
+    m_forceRelease->setToolTip(
+        tr("End the lease the selected overdue release request names, as Release lease does"));
 
     auto *column = new QVBoxLayout(this);
     column->addWidget(m_title);
@@ -82,16 +90,23 @@ AgentDetailPage::AgentDetailPage(LedgerModel *ledger, QWidget *parent)
     column->addLayout(trust);
     column->addWidget(m_leases, 1);
     column->addWidget(m_waits, 1);
+    column->addWidget(m_requests, 1);
     column->addWidget(m_ledger, 2);
     auto *levers = new QHBoxLayout;
     levers->addWidget(m_release);
     levers->addWidget(m_suspend);
+    levers->addWidget(m_forceRelease);
     levers->addStretch(1);
     column->addLayout(levers);
     connect(m_release, &QPushButton::clicked, this,
             [this] { emit releaseHolderRequested(m_detail.did); });
     connect(m_suspend, &QPushButton::clicked, this,
             [this] { emit suspendRequested(m_detail.did, !m_detail.suspended); });
+    connect(m_requests, &QTreeWidget::itemSelectionChanged, this, [this] { enableForce(); });
+    connect(m_forceRelease, &QPushButton::clicked, this, [this] {
+        if (const ReleaseRequestInfo *r = selectedOverdue())
+            emit releaseLeaseRequested(QString::fromStdString(r->leaseId));
+    });
     setAgent({});
 }
 
@@ -169,6 +184,53 @@ void AgentDetailPage::fill()
         item->setText(1, w.parked ? tr("parked") : tr("wants"));
         item->setText(2, QString::fromStdString(w.holder));
     }
+    fillRequests(now);
+}
+
+void AgentDetailPage::fillRequests(std::int64_t now)
+{
+    const QString selected = m_requests->currentItem()
+                                 ? m_requests->currentItem()->data(0, Qt::UserRole).toString()
+                                 : QString();
+    m_requests->clear();
+    const std::string self = m_detail.did.toStdString();
+    for (const ReleaseRequestInfo &r : m_detail.requests) {
+        auto *item = new QTreeWidgetItem(m_requests);
+        const QString id = QString::fromStdString(r.requestId);
+        item->setData(0, Qt::UserRole, id);
+        item->setText(0, QString::fromStdString(r.resource));
+        item->setText(1, r.holder == self
+                             ? tr("of it, by %1").arg(QString::fromStdString(r.requester))
+                             : tr("by it, of %1").arg(QString::fromStdString(r.holder)));
+        item->setText(2, QString::fromLatin1(urgencyName(r.urgency)));
+        item->setText(3, formatDuration(std::max<std::int64_t>(0, now - r.raisedAt)));
+        item->setText(4, r.overdue          ? tr("OVERDUE")
+                         : r.deadlineAt > 0 ? tr("in %1").arg(formatDuration(r.deadlineAt - now))
+                                            : tr("none"));
+        item->setToolTip(0, QString::fromStdString(r.reason));
+        if (id == selected)
+            m_requests->setCurrentItem(item);
+    }
+    m_requests->setVisible(!m_detail.requests.empty());
+    enableForce();
+}
+
+const ReleaseRequestInfo *AgentDetailPage::selectedOverdue() const
+{
+    const QTreeWidgetItem *item = m_requests->currentItem();
+    if (!item)
+        return nullptr;
+    const std::string id = item->data(0, Qt::UserRole).toString().toStdString();
+    for (const ReleaseRequestInfo &r : m_detail.requests)
+        if (r.requestId == id)
+            return r.overdue ? &r : nullptr;
+    return nullptr;
+}
+
+void AgentDetailPage::enableForce()
+{
+    m_forceRelease->setEnabled(!m_readOnly && selectedOverdue() != nullptr);
+    m_forceRelease->setVisible(!m_detail.requests.empty());
 }
 
 TrustSparkline::TrustSparkline(QWidget *parent)

@@ -43,6 +43,7 @@ QString LedgerModel::shortKind(EventKind kind)
 {
     QString name = QString::fromLatin1(eventKindName(kind));
     name.remove(QStringLiteral("coordination.lease."));
+    name.remove(QStringLiteral("coordination.")); // release_request.raised, ...
     return name;
 }
 

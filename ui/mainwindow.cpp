@@ -189,7 +189,7 @@ void MainWindow::buildViews()
     auto *kind = new QComboBox(ledgerPage);
     kind->setObjectName(QStringLiteral("kindFilter"));
     kind->addItem(tr("All kinds"), QString());
-    for (int k = int(EventKind::Granted); k <= int(EventKind::WorkspaceMutation); ++k)
+    for (int k = int(EventKind::Granted); k <= int(EventKind::ReleaseRequestOverdue); ++k)
         kind->addItem(LedgerModel::shortKind(EventKind(k)), LedgerModel::shortKind(EventKind(k)));
     ledgerPage->bar()->insertWidget(0, agent, 1);
     ledgerPage->bar()->insertWidget(1, resource, 1);
@@ -426,9 +426,6 @@ void MainWindow::buildAgentDetail()
     m_agentDock->setAllowedAreas(Qt::RightDockWidgetArea | Qt::BottomDockWidgetArea);
     addDockWidget(Qt::RightDockWidgetArea, m_agentDock);
     m_agentDock->hide(); // until an agent is picked
-    connect(m_agentDetail, &AgentDetailPage::releaseHolderRequested, m_link,
-            &EngineLink::releaseHolder);
-    connect(m_agentDetail, &AgentDetailPage::suspendRequested, m_link, &EngineLink::setSuspended);
     // Picked anywhere: a box in the wait graph, a row in any table that names an agent.
     connect(m_waitGraph, &WaitGraphPage::agentSelected, this, &MainWindow::showAgent);
     for (TablePage *p : pages()) {

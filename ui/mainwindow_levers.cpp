@@ -2,6 +2,7 @@
 
 #include "mainwindow.h"
 
+#include "agentdetailpage.h"
 #include "connectagentdialog.h"
 #include "consolerows.h"
 #include "enginelink.h"
@@ -66,6 +67,12 @@ void MainWindow::buildActions()
     QAction *exportLedger = make(
         "exportLedger", tr("Export ledger…"), QKeySequence(Qt::CTRL | Qt::Key_E),
         tr("Write the whole ledger to a JSON Lines or CSV file"), [this] { this->exportLedger(); });
+    // The agent detail's own levers; a release request's force-release is Release lease.
+    connect(m_agentDetail, &AgentDetailPage::releaseHolderRequested, m_link,
+            &EngineLink::releaseHolder);
+    connect(m_agentDetail, &AgentDetailPage::suspendRequested, m_link, &EngineLink::setSuspended);
+    connect(m_agentDetail, &AgentDetailPage::releaseLeaseRequested, m_link,
+            &EngineLink::releaseLease);
     m_levers = {releaseLease, releaseHolder, all, m_pauseAction, suspend, unsuspend, connectAgent};
     for (QAction *a : {releaseLease, releaseHolder, all, m_pauseAction, suspend, unsuspend})
         toolbar->addAction(a);

@@ -1,6 +1,7 @@
 #include "resourcetree.h"
 
 #include "consolestate.h"
+#include "wording.h"
 
 #include <algorithm>
 #include <utility>
@@ -143,6 +144,33 @@ bool ResourceTree::update(const ConsoleState &state)
         for (std::size_t i = refusals.size() - fresh; i < refusals.size(); ++i) {
             add(refusals[i].second, &Node::refusals, 1);
             m_refusals.push_back(refusals[i].second);
+        }
+    }
+    // Release requests, few and short-lived, are listed anew (on their held resource's node).
+    for (const QString &path : std::exchange(m_requested, {})) {
+        if (Node *n = m_index.value(path)) {
+            touch(*n);
+            n->requests.clear();
+            n->requestOverdue = false;
+        }
+    }
+    if (const ConsoleFrame *f = state.frame()) {
+        for (const ReleaseRequestInfo &r : f->snapshot.releaseRequests) {
+            const QString path = QString::fromStdString(r.resource);
+            Node *n = m_index.value(path);
+            if (!n)
+                continue;
+            touch(*n);
+            QString line =
+                QStringLiteral("%1 asks %2 · %3 · %4 ago")
+                    .arg(QString::fromStdString(r.requester), QString::fromStdString(r.holder),
+                         QString::fromLatin1(urgencyName(r.urgency)),
+                         formatDuration(std::max<std::int64_t>(0, f->snapshot.at - r.raisedAt)));
+            if (r.overdue)
+                line += QStringLiteral(" · overdue");
+            n->requests << line;
+            n->requestOverdue = n->requestOverdue || r.overdue;
+            m_requested.push_back(path);
         }
     }
     std::erase_if(m_leases, [&](auto &entry) {

@@ -17,7 +17,7 @@ class ConsoleState;
 // refused in the last minute, under its scheme (`fs:`, `lock:`, ...) and its folders; a pattern
 // such as `src/**/*.ts` is a path of its own, its glob segments marked. Each node counts its
 // whole subtree: leases held, parked waits, wants (recent refusals still wanting) and refusals
-// of the last minute.
+// of the last minute. A held resource also lists the open release requests against it.
 //
 // A pure function of ConsoleState; no widgets.
 //
@@ -36,6 +36,10 @@ public:
         int wants = 0;
         int refusals = 0;
         std::map<QString, int> holderLeases; // who holds exactly this resource, and how often
+        // The open release requests against leases on exactly this resource, one line each:
+        // "did:agent:b asks did:agent:a · high · 2 min ago · overdue".
+        QStringList requests;
+        bool requestOverdue = false; // one of them passed its deadline unanswered
 
         // How contended its subtree is: what waits, wants or was turned away.
         int contention() const { return parked + wants + refusals; }
@@ -90,6 +94,7 @@ private:
     std::unordered_map<std::string, Counted> m_leases; // by lease id
     std::vector<std::pair<std::string, int Node::*>> m_transient;
     std::deque<std::string> m_refusals; // the refusals counted, oldest first
+    std::vector<QString> m_requested;   // the nodes listing release requests now
     std::uint64_t m_refusalsRecorded = 0;
     std::map<Node *, Node> m_before; // nodes this update changed, as they were
     std::uint64_t m_updates = 0;

@@ -131,7 +131,12 @@ void ResourceTreePage::fill(QTreeWidgetItem *item, const ResourceTree::Node &nod
     item->setData(Parked, Qt::DisplayRole, node.parked);
     item->setData(Wants, Qt::DisplayRole, node.wants);
     item->setData(Refused, Qt::DisplayRole, node.refusals);
-    item->setText(Holders, node.holders().join(QStringLiteral(", ")));
+    QString holders = node.holders().join(QStringLiteral(", "));
+    if (!node.requests.isEmpty())
+        holders += tr("  · %n release request(s)%1", nullptr, int(node.requests.size()))
+                       .arg(node.requestOverdue ? tr(", overdue") : QString());
+    item->setText(Holders, holders);
+    item->setToolTip(Holders, node.requests.join(QLatin1Char('\n')));
     QFont font = item->font(Resource);
     font.setItalic(node.pattern);
     item->setFont(Resource, font);

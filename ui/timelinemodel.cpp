@@ -87,6 +87,11 @@ void TimelineModel::Track::take(const LedgerEvent &e)
         return mark(Mark::Kind::Lever, e.facts.target);
     case EventKind::WorkspaceMutation:
         return mark(Mark::Kind::Change, e.actorDid);
+    case EventKind::ReleaseRequestRaised:
+    case EventKind::ReleaseRequestOverdue:
+        return mark(Mark::Kind::Lever, e.facts.holder);
+    case EventKind::ReleaseRequestDeclined:
+        return;
     case EventKind::Pinned:
     case EventKind::Unpinned:
         return;

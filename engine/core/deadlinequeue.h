@@ -10,8 +10,9 @@ namespace leasehold {
 
 // What a timed item is, so the engine knows what to do when its deadline passes. Items due at
 // the same millisecond are handled in this order: pins end before the leases they hold, and
-// waits time out last, after everything freed at that moment has been offered to the queue.
-enum class TimerKind { PinBound, LeaseExpiry, WantLapse, WaitDeadline };
+// waits time out after everything freed at that moment has been offered to the queue, and a
+// release request falls overdue last (a lease that ends at its deadline answered it in time).
+enum class TimerKind { PinBound, LeaseExpiry, WantLapse, WaitDeadline, RequestDeadline };
 
 // Base of everything the engine keeps a deadline for. The queue writes heapSlot; nothing else
 // may touch it.

@@ -484,6 +484,7 @@ void LeaseEngine::finishLease(LeaseRecord *lease)
                     f.whileDown = cause == EndCause::Expiry && lease->expiresAt <= m_restoredAt;
                     f.heldBackMs = heldBack ? lease->lockDelayMs : 0;
                 });
+    answerRequests(lease); // its end is their answer
     m_deadlines.cancel(lease);
     m_agents.removeHeld(lease);
     if (heldBack)

@@ -9,6 +9,7 @@
 #include "functionref.h"
 #include "idgenerator.h"
 #include "leasetypes.h"
+#include "releaserequests.h"
 #include "resourcetrie.h"
 #include "snapshot.h"
 #include "storeops.h"
@@ -39,11 +40,13 @@ class Outbox;
 // reach the EngineListener after the call that caused them has returned.
 //
 // Implementation: leaseengine.cpp (acquire, release, renew, lease ends), leaseengine_waits.cpp
-// (parked waits, wake-ups, pins, deadlines), leaseengine_admin.cpp (levers, queries, invariants).
+// (parked waits, wake-ups, pins, deadlines), leaseengine_admin.cpp (levers, queries, invariants),
+// leaseengine_releaserequests.cpp (asking a holder to let go).
 //
 // Invariants (checkInvariants()): no two agents hold conflicting leases; no parked waiter could
 // be granted; every live lease, pin, want and wait has exactly one deadline in the queue;
-// tokens strictly increase.
+// tokens strictly increase; every open release request names a live lease of its holder and
+// is timed until it is overdue.
 class LeaseEngine
 {
 public:
@@ -104,7 +107,23 @@ public:
     void suspend(const std::string &op, const std::string &did, bool suspended);
     void pause(const std::string &op, bool paused);
 
-    // The earliest deadline of anything (lease, pin, want, wait), or nothing.
+    // Release requests (leaseengine_releaserequests.cpp): `ask.requester` asks the holder of a
+    // lease to let it go. An agent may ask only about a resource it is parked on or was refused
+    // recently (NoBusiness otherwise); an operator about any lease. Asking again about the same
+    // lease returns the open request (`existing`). Never changes who holds what.
+    // Requires: ask.resource or ask.leaseId set.
+    RequestResult raiseReleaseRequest(const ReleaseRequestAsk &ask);
+    // The holder says no: the request ends (ledger: declined).
+    RequestResult declineReleaseRequest(const std::string &holder, const std::string &requestId,
+                                        const std::string &reason);
+    // The open requests against `holder`'s leases, oldest first; one hash probe, none when no
+    // request is open anywhere.
+    std::vector<ReleaseRequestInfo> releaseRequestsFor(const std::string &holder) const;
+    bool hasReleaseRequests() const { return !m_requests.empty(); }
+    // Every open request, oldest first.
+    std::vector<ReleaseRequestInfo> releaseRequests() const;
+
+    // The earliest deadline of anything (lease, pin, want, wait, request), or nothing.
     std::optional<TimeMs> nextDeadline() const;
     // Completes everything due at the clock's current time.
     void expireDue();
@@ -209,6 +228,16 @@ private:
     void holdBack(LeaseRecord *lease);
     void endHoldBack(LeaseRecord *lease);
     void dropPin(PinRecord *pin, const char *reason);
+    // Release requests: whether `agent` waits for (or was refused) something overlapping
+    // `name`; a deadline passing; a lease's end answering its requests; their ledger events;
+    // their invariants (adding the timed ones to `timed`).
+    bool hasBusiness(const AgentRecord *agent, const ResourceName &name) const;
+    void requestOverdue(ReleaseRequestRecord *request);
+    void answerRequests(const LeaseRecord *lease);
+    void recordRequestEvent(EventKind kind, const std::string &actor,
+                            const ReleaseRequestRecord &request, std::uint64_t token,
+                            std::string reason);
+    void checkReleaseRequests(std::size_t &timed) const;
     LeaseRecord *ownLease(const AgentRecord *agent, const ResourceName &name) const;
     LeaseInfo describe(const LeaseRecord &lease) const;
     void journalAgent(const AgentRecord &agent);
@@ -253,6 +282,7 @@ private:
     std::unordered_map<const LeaseRecord *, std::unique_ptr<LeaseRecord>> m_heldBack;
     std::unordered_map<std::uint64_t, std::unique_ptr<Waiter>> m_waiters;
     std::unordered_map<WantRecord *, std::unique_ptr<WantRecord>> m_wants;
+    ReleaseRequests m_requests;
     std::vector<ResourceName> m_freed; // names freed during the current call; woken at its end
     std::uint64_t m_nextWaitId = 1;
     std::uint64_t m_nextTicket = 1;

@@ -187,6 +187,7 @@ AgentView LeaseEngine::agentView(const std::string &did) const
 {
     AgentView view;
     view.actorDid = did;
+    view.at = m_clock.nowMs();
     const AgentRecord *agent = m_agents.find(did);
     if (!agent)
         return view;
@@ -204,6 +205,7 @@ AgentView LeaseEngine::agentView(const std::string &did) const
     for (const auto &[canonical, want] : agent->wants)
         view.waiting.push_back({did, canonical, want->mode, false, want->since, want->deadline,
                                 holderOf(want->resource, want->exclusive, agent), 0});
+    view.releaseRequests = releaseRequestsFor(did);
     return view;
 }
 
@@ -286,6 +288,7 @@ Snapshot LeaseEngine::snapshot() const
                             static_cast<int>(a->held.size()),
                             static_cast<int>(a->parked.size() + a->wants.size()), a->trust});
     }
+    s.releaseRequests = releaseRequests();
     s.counters = m_counters;
     s.lastSeq = m_seq;
     return s;
@@ -324,6 +327,7 @@ void LeaseEngine::checkInvariants() const
             fail("held-back name " + l->resource.canonical() + " lost its timer or its place");
         timed += 1;
     }
+    checkReleaseRequests(timed);
     for (const AgentRecord *a : m_agents.all())
         held += a->held.size();
     if (held != m_leases.size())

@@ -284,6 +284,9 @@ void LeaseEngine::expireDue()
         case TimerKind::WantLapse:
             dropWant(static_cast<WantRecord *>(due));
             break;
+        case TimerKind::RequestDeadline:
+            requestOverdue(static_cast<ReleaseRequestRecord *>(due));
+            break;
         case TimerKind::WaitDeadline: {
             auto *w = static_cast<Waiter *>(due);
             const Request req = requestOf(*w);

@@ -32,6 +32,27 @@ std::optional<RefusalReason> refusalFromName(std::string_view name)
     return std::nullopt;
 }
 
+std::string_view urgencyName(Urgency urgency)
+{
+    switch (urgency) {
+    case Urgency::Low:
+        return "low";
+    case Urgency::Normal:
+        return "normal";
+    case Urgency::High:
+        return "high";
+    }
+    return "normal";
+}
+
+std::optional<Urgency> urgencyFromName(std::string_view name)
+{
+    for (int u = 0; u <= int(Urgency::High); ++u)
+        if (urgencyName(Urgency(u)) == name)
+            return Urgency(u);
+    return std::nullopt;
+}
+
 std::string_view eventKindName(EventKind kind)
 {
     switch (kind) {
@@ -59,13 +80,19 @@ std::string_view eventKindName(EventKind kind)
         return "coordination.lease.admin.pause";
     case EventKind::WorkspaceMutation:
         return "workspace.mutation";
+    case EventKind::ReleaseRequestRaised:
+        return "coordination.release_request.raised";
+    case EventKind::ReleaseRequestDeclined:
+        return "coordination.release_request.declined";
+    case EventKind::ReleaseRequestOverdue:
+        return "coordination.release_request.overdue";
     }
     return "coordination.lease.granted";
 }
 
 std::optional<EventKind> eventKindFromName(std::string_view name)
 {
-    for (int k = 0; k <= int(EventKind::WorkspaceMutation); ++k)
+    for (int k = 0; k <= int(EventKind::ReleaseRequestOverdue); ++k)
         if (eventKindName(EventKind(k)) == name)
             return EventKind(k);
     return std::nullopt;

@@ -148,4 +148,58 @@ struct PinInfo
 
 using PinResult = std::variant<PinInfo, Refusal>;
 
+// Release requests (leaseengine_releaserequests.cpp): an agent waiting for a resource, or an
+// operator, asks its holder to let go. A request never changes who holds what by itself.
+enum class Urgency { Low, Normal, High };
+
+std::string_view urgencyName(Urgency urgency);
+std::optional<Urgency> urgencyFromName(std::string_view name);
+
+struct ReleaseRequestAsk
+{
+    std::string requester;
+    bool byOperator = false; // an operator may ask about any lease
+    // The lease asked about: `leaseId` when not empty, else the lease in the way of `resource`.
+    std::optional<ResourceName> resource;
+    std::string leaseId;
+    std::string reason;
+    Urgency urgency = Urgency::Normal;
+    std::int64_t deadlineMs = 0; // > 0: overdue this long after it is raised
+};
+
+struct ReleaseRequestInfo
+{
+    std::string requestId;
+    std::string leaseId;
+    std::string resource;
+    std::string holder;
+    std::string requester;
+    bool byOperator = false;
+    Urgency urgency = Urgency::Normal;
+    std::string reason;
+    TimeMs raisedAt = 0;
+    TimeMs deadlineAt = 0; // 0: none
+    bool overdue = false;
+    bool existing = false; // raise: the requester had already asked this of this lease
+};
+
+// Why a release request could not be raised or declined.
+enum class RequestError {
+    NoBusiness,     // the requester neither waits for nor was refused the resource (403)
+    NotHeld,        // nobody holds the resource (409)
+    UnknownLease,   // no live lease has that id (404)
+    OwnLease,       // the requester holds the lease itself (409)
+    UnknownRequest, // no open request has that id (404)
+    NotHolder,      // only the holder may decline (403)
+};
+
+struct RequestFailure
+{
+    RequestError error = RequestError::NoBusiness;
+    std::string resource;
+    std::string holder;
+};
+
+using RequestResult = std::variant<ReleaseRequestInfo, RequestFailure>;
+
 } // namespace leasehold

@@ -25,7 +25,17 @@ enum class EventKind {
     AdminSuspend,
     AdminPause,
     WorkspaceMutation, // a guarded workspace tool changed a file or folder
+    ReleaseRequestRaised,
+    ReleaseRequestDeclined,
+    ReleaseRequestOverdue,
 };
+
+// Whether `kind` is one of the release request's events (they carry requestId and its facts).
+inline bool isReleaseRequestEvent(EventKind kind)
+{
+    return kind == EventKind::ReleaseRequestRaised || kind == EventKind::ReleaseRequestDeclined ||
+           kind == EventKind::ReleaseRequestOverdue;
+}
 
 // "coordination.lease.granted", "coordination.lease.admin.release_all", ...
 std::string_view eventKindName(EventKind kind);
@@ -40,7 +50,8 @@ struct EventFacts
     std::string op;               // refused: the call refused ("acquire", "release", "renew", ...)
     Mode mode = Mode::Write;      // granted, refused (acquire): the mode asked for
     std::int64_t waitedMs = -1;   // granted, refused: how long a parked wait lasted (-1: none)
-    std::string holder;           // refused: who holds (or queues for) what was asked
+    std::string holder;           // refused: who holds (or queues for) what was asked;
+                                  // release request: the holder asked to let go
     std::vector<CycleStep> cycle; // refused as deadlock: the requester first
     std::string by;               // released (admin): the operator whose lever ended it
     bool whileDown = false;       // expired: fell due while the service was down
@@ -56,6 +67,10 @@ struct EventFacts
     std::int64_t pid = -1;        // refused at the filesystem gate: the process that tried
     std::string command;          // and its command name
     std::int64_t heldBackMs = 0;  // expired, released (admin): the name is held back this long
+    std::string requestId;        // release request (all three): the request
+    std::string urgency;          // and its urgency ("low", "normal", "high")
+    TimeMs deadlineAt = 0;        // and when it falls overdue (0: no deadline)
+    std::string requester;        // and who asked (an agent waiting, or an operator)
 
     friend bool operator==(const EventFacts &, const EventFacts &) = default;
 };
@@ -71,7 +86,8 @@ struct LedgerEvent
     std::string leaseId;
     std::uint64_t token = 0;
     std::int64_t ttlMs = 0; // granted: the lease's ttl
-    std::string reason;     // refusal reason, end cause ("release", "admin", ...), mutation's tool
+    std::string reason;     // refusal reason, end cause ("release", "admin", ...), mutation's tool,
+                            // a release request's reason (raised, overdue) or its decline's
     EventFacts facts;
 
     friend bool operator==(const LedgerEvent &, const LedgerEvent &) = default;

@@ -110,6 +110,10 @@ std::uint16_t extendedMaskOf(const EventFacts &f)
     m |= f.pid == -1 ? 0 : Pid;
     m |= f.command.empty() ? 0 : Command;
     m |= f.heldBackMs == 0 ? 0 : HeldBack;
+    m |= f.requestId.empty() ? 0 : RequestId;
+    m |= f.urgency.empty() ? 0 : UrgencyField;
+    m |= f.deadlineAt == 0 ? 0 : DeadlineAt;
+    m |= f.requester.empty() ? 0 : Requester;
     return m;
 }
 
@@ -143,6 +147,10 @@ std::size_t encodedFactsSize(const EventFacts &f)
         n += more & Pid ? 8 : 0;
         n += more & Command ? textSize(f.command) : 0;
         n += more & HeldBack ? 8 : 0;
+        n += more & RequestId ? textSize(f.requestId) : 0;
+        n += more & UrgencyField ? textSize(f.urgency) : 0;
+        n += more & DeadlineAt ? 8 : 0;
+        n += more & Requester ? textSize(f.requester) : 0;
     }
     return n;
 }

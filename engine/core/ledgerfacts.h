@@ -39,12 +39,17 @@ enum Field : std::uint16_t {
     Extended = 1 << 15, // a second mask follows, with the fields below
 };
 
-// The fields of the second mask (after Extended): a guard's own account of a refusal.
+// The fields of the second mask (after Extended): a guard's own account of a refusal, the
+// lock-delay, a release request.
 enum ExtendedField : std::uint16_t {
     ViaField = 1 << 0,
     Pid = 1 << 1,
     Command = 1 << 2,
     HeldBack = 1 << 3,
+    RequestId = 1 << 4, // a release request's id, urgency, deadline and requester
+    UrgencyField = 1 << 5,
+    DeadlineAt = 1 << 6,
+    Requester = 1 << 7,
 };
 
 std::uint16_t maskOf(const EventFacts &f);
@@ -99,6 +104,14 @@ template<class W> void writeFacts(W &w, const EventFacts &f)
             w.text(f.command);
         if (more & HeldBack)
             w.put(f.heldBackMs);
+        if (more & RequestId)
+            w.text(f.requestId);
+        if (more & UrgencyField)
+            w.text(f.urgency);
+        if (more & DeadlineAt)
+            w.put(f.deadlineAt);
+        if (more & Requester)
+            w.text(f.requester);
     }
 }
 
@@ -151,6 +164,14 @@ template<class R> void readFacts(R &r, EventFacts &f)
             f.command = r.text();
         if (more & HeldBack)
             f.heldBackMs = r.template get<std::int64_t>();
+        if (more & RequestId)
+            f.requestId = r.text();
+        if (more & UrgencyField)
+            f.urgency = r.text();
+        if (more & DeadlineAt)
+            f.deadlineAt = r.template get<std::int64_t>();
+        if (more & Requester)
+            f.requester = r.text();
     }
 }
 

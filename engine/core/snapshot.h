@@ -90,6 +90,7 @@ struct Snapshot
     std::vector<PinInfo> pins;
     std::vector<TrustInfo> trust;
     std::vector<AgentInfo> agents;
+    std::vector<ReleaseRequestInfo> releaseRequests; // open ones, oldest first
     Counters counters;
 };
 
@@ -108,10 +109,12 @@ struct AgentState
 struct AgentView
 {
     std::string actorDid;
+    TimeMs at = 0; // when it was taken
     double trust = 0;
     bool suspended = false;
     std::vector<LeaseInfo> held;
     std::vector<WaiterInfo> waiting;
+    std::vector<ReleaseRequestInfo> releaseRequests; // open against its leases, oldest first
 };
 
 } // namespace leasehold

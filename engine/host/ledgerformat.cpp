@@ -33,7 +33,7 @@ std::string cycleCell(const std::vector<CycleStep> &cycle)
 const char *const kLedgerCsvHeader =
     "seq,at,kind,actorDid,resource,leaseId,token,reason,ttlMs,op,mode,waitedMs,holder,cycle,by,"
     "whileDown,target,released,suspended,paused,pinId,before,after,to,via,pid,command,heldBackMs,"
-    "summary\r\n";
+    "requestId,urgency,deadlineAt,requester,summary\r\n";
 
 } // namespace
 
@@ -67,6 +67,8 @@ QByteArray ledgerCsv(const std::vector<LedgerEvent> &events, bool header)
                csvField(f.pinId) + ',' + csvField(f.before) + ',' + csvField(f.after) + ',' +
                csvField(f.to) + ',' + csvField(f.via) + ',' + csvNumber(f.pid, f.pid >= 0) + ',' +
                csvField(f.command) + ',' + csvNumber(f.heldBackMs, f.heldBackMs > 0) + ',' +
+               csvField(f.requestId) + ',' + csvField(f.urgency) + ',' +
+               csvNumber(f.deadlineAt, f.deadlineAt > 0) + ',' + csvField(f.requester) + ',' +
                csvField(eventSummary(e).toStdString()) + "\r\n";
     }
     return out;

@@ -80,6 +80,14 @@ json toJson(const LedgerEvent &e)
         j["command"] = f.command;
     if (f.heldBackMs > 0)
         j["heldBackMs"] = f.heldBackMs;
+    if (!f.requestId.empty())
+        j["requestId"] = f.requestId;
+    if (!f.urgency.empty())
+        j["urgency"] = f.urgency;
+    if (isReleaseRequestEvent(e.kind))
+        j["deadlineAt"] = f.deadlineAt > 0 ? json(f.deadlineAt) : json(nullptr);
+    if (!f.requester.empty())
+        j["requester"] = f.requester;
     if (e.kind == EventKind::WorkspaceMutation) {
         j["before"] = orNull(f.before);
         j["after"] = orNull(f.after);
@@ -129,6 +137,10 @@ std::optional<LedgerEvent> ledgerEventFromJson(const json &j)
     f.pid = number<std::int64_t>(j, "pid", -1);
     f.command = text(j, "command");
     f.heldBackMs = number<std::int64_t>(j, "heldBackMs", 0);
+    f.requestId = text(j, "requestId");
+    f.urgency = text(j, "urgency");
+    f.deadlineAt = number<TimeMs>(j, "deadlineAt", 0);
+    f.requester = text(j, "requester");
     return e;
 }
 

@@ -85,6 +85,19 @@ QString eventSummary(const LedgerEvent &e)
                      .arg(f.before.empty() ? QStringLiteral("absent") : q(f.before),
                           f.after.empty() ? QStringLiteral("absent") : q(f.after));
         break;
+    case EventKind::ReleaseRequestRaised:
+        parts << QStringLiteral("%1 asks %2 to release it, %3 urgency")
+                     .arg(q(f.requester), q(f.holder), q(f.urgency));
+        if (f.deadlineAt > 0)
+            parts << QStringLiteral("deadline in %1").arg(formatDuration(f.deadlineAt - e.at));
+        break;
+    case EventKind::ReleaseRequestDeclined:
+        parts << QStringLiteral("%1 declined %2's request").arg(q(f.holder), q(f.requester));
+        break;
+    case EventKind::ReleaseRequestOverdue:
+        parts << QStringLiteral("%1 did not answer %2's request in time")
+                     .arg(q(f.holder), q(f.requester));
+        break;
     }
     if (f.waitedMs >= 0)
         parts << QStringLiteral("waited %1").arg(formatDuration(f.waitedMs));

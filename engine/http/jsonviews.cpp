@@ -109,11 +109,38 @@ json toJson(const WaitView &v)
 
 json toJson(const AgentView &v)
 {
-    return {{"actorDid", v.actorDid},
-            {"trust", v.trust},
-            {"suspended", v.suspended},
-            {"held", toJsonArray(v.held)},
-            {"waiting", toJsonArray(v.waiting)}};
+    json j = {{"actorDid", v.actorDid},
+              {"trust", v.trust},
+              {"suspended", v.suspended},
+              {"held", toJsonArray(v.held)},
+              {"waiting", toJsonArray(v.waiting)}};
+    if (!v.releaseRequests.empty())
+        j["releaseRequests"] = toJson(v.releaseRequests, v.at);
+    return j;
+}
+
+json toJson(const ReleaseRequestInfo &r, TimeMs now)
+{
+    return {{"requestId", r.requestId},
+            {"leaseId", r.leaseId},
+            {"resource", r.resource},
+            {"holder", r.holder},
+            {"requester", r.requester},
+            {"byOperator", r.byOperator},
+            {"urgency", urgencyName(r.urgency)},
+            {"reason", r.reason},
+            {"raisedAt", r.raisedAt},
+            {"ageMs", std::max<std::int64_t>(0, now - r.raisedAt)},
+            {"deadlineAt", r.deadlineAt > 0 ? json(r.deadlineAt) : json(nullptr)},
+            {"overdue", r.overdue}};
+}
+
+json toJson(const std::vector<ReleaseRequestInfo> &requests, TimeMs now)
+{
+    json out = json::array();
+    for (const ReleaseRequestInfo &r : requests)
+        out.push_back(toJson(r, now));
+    return out;
 }
 
 json toJson(const Snapshot &s)
@@ -151,6 +178,7 @@ json toJson(const Snapshot &s)
             {"pins", pins},
             {"trust", trust},
             {"agents", agents},
+            {"releaseRequests", toJson(s.releaseRequests, s.at)},
             {"counters",
              {{"grants", c.grants},
               {"refusals", refusals},

@@ -22,6 +22,9 @@ nlohmann::json toJson(const WaiterInfo &waiter);
 nlohmann::json toJson(const DeadlockCycle &cycle);
 nlohmann::json toJson(const WaitView &view);
 nlohmann::json toJson(const AgentView &view);
+// A release request as every surface shows it; `now` gives its age (ageMs).
+nlohmann::json toJson(const ReleaseRequestInfo &request, TimeMs now);
+nlohmann::json toJson(const std::vector<ReleaseRequestInfo> &requests, TimeMs now);
 nlohmann::json toJson(const Snapshot &snapshot);
 
 // A JSON array of toJson(item) for each item.

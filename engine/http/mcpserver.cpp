@@ -365,6 +365,9 @@ void McpServer::serve(McpSession &session, json messages, bool batch, bool event
         };
         respond(std::move(reply));
     };
+    // The holder hears of release requests on its next call that reads an event stream.
+    if (eventStream && !batch && messages.at(0).contains("id"))
+        noticeReleaseRequests(session, deferral);
     std::vector<std::uint64_t> waits;
     for (const json &message : messages)
         answer(session, message, collect, waits);

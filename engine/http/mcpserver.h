@@ -116,6 +116,10 @@ private:
     void answer(McpSession &session, const nlohmann::json &message, Reply reply,
                 std::vector<std::uint64_t> &waits);
     void notification(McpSession &session, const nlohmann::json &message);
+    // The release requests against the session's agent that it has not heard of yet, as
+    // `notifications/message` (level warning, logger "leasehold", data.type
+    // "release_requested") on the answer's event stream, ahead of the answer.
+    void noticeReleaseRequests(McpSession &session, const Deferral &deferral);
     // The response to a request whose result is known now (a result, or a JSON-RPC error).
     nlohmann::json request(McpSession &session, const nlohmann::json &id, const std::string &method,
                            const nlohmann::json &params);

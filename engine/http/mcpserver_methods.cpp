@@ -2,6 +2,7 @@
 // server/discover) and the notifications a client sends.
 
 #include "fieldreader.h"
+#include "jsonviews.h"
 #include "logging.h"
 #include "mcprpc.h"
 #include "mcpserver.h"
@@ -12,16 +13,53 @@ using nlohmann::json;
 
 namespace {
 
+constexpr const char *kLogLevels[] = {"debug", "info",     "notice", "warning",
+                                      "error", "critical", "alert",  "emergency"};
+
+// The rank of `level` among the syslog levels MCP uses (-1: not one).
+int logRank(const std::string &level)
+{
+    for (int i = 0; i < int(std::size(kLogLevels)); ++i)
+        if (level == kLogLevels[i])
+            return i;
+    return -1;
+}
+
 bool isLogLevel(const std::string &level)
 {
-    for (const char *known :
-         {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"})
-        if (level == known)
-            return true;
-    return false;
+    return logRank(level) >= 0;
 }
 
 } // namespace
+
+void McpServer::noticeReleaseRequests(McpSession &session, const Deferral &deferral)
+{
+    const LeaseEngine &engine = m_host.engine();
+    if (!engine.hasReleaseRequests() || session.agent.empty() || !deferral.sendEvent ||
+        logRank("warning") < logRank(session.logLevel))
+        return;
+    const TimeMs now = m_host.clock().nowMs();
+    for (const ReleaseRequestInfo &r : engine.releaseRequestsFor(session.agent)) {
+        // Once per request and session; again when it falls overdue.
+        const std::string key = r.requestId + (r.overdue ? "/overdue" : "");
+        if (!session.releaseNoticed.insert(key).second)
+            continue;
+        json data = toJson(r, now);
+        data["type"] = "release_requested";
+        data["message"] = r.requester + " asks you to release " + r.resource + " (" +
+                          std::string(urgencyName(r.urgency)) + " urgency" +
+                          (r.overdue ? ", its deadline has passed" : "") + "): " + r.reason +
+                          ". Release it with lock_release when your change is written, or "
+                          "decline with POST /api/v1/acp/coordination/release-request/" +
+                          r.requestId + "/decline.";
+        const json notice = {
+            {"jsonrpc", "2.0"},
+            {"method", "notifications/message"},
+            {"params", {{"level", "warning"}, {"logger", "leasehold"}, {"data", data}}}};
+        if (!deferral.sendEvent(QByteArray::fromStdString(notice.dump())))
+            return;
+    }
+}
 
 HttpReply McpServer::initialize(const RestCall &call, const json &message)
 {

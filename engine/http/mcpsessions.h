@@ -45,6 +45,8 @@ struct McpSession
     // Granted tool calls whose answer has not gone out yet (it waits for the disk): cancelling
     // the request or ending the session gives their grants back.
     std::map<std::string, std::function<void()>> withdrawable; // request id (dumped) -> how
+    // Release requests against its agent it was told of (McpServer::noticeReleaseRequests).
+    std::set<std::string> releaseNoticed;
 };
 
 // The MCP session table. A session is live while it was seen within the live window; one timer

@@ -25,6 +25,24 @@ json waiterListSchema()
                                     {"holder", {{"type", {"string", "null"}}}}})}};
 }
 
+json releaseRequestListSchema()
+{
+    const json urgency = {{"type", "string"}, {"enum", {"low", "normal", "high"}}};
+    return {{"type", "array"},
+            {"items", objectSchema({{"requestId", kString},
+                                    {"leaseId", kString},
+                                    {"resource", kString},
+                                    {"holder", kString},
+                                    {"requester", kString},
+                                    {"byOperator", {{"type", "boolean"}}},
+                                    {"urgency", urgency},
+                                    {"reason", kString},
+                                    {"raisedAt", kInteger},
+                                    {"ageMs", kInteger},
+                                    {"deadlineAt", {{"type", {"integer", "null"}}}},
+                                    {"overdue", {{"type", "boolean"}}}})}};
+}
+
 const char *kAcquireText =
     "Claim files or named resources before you change them, so other agents working in the same "
     "checkout cannot overwrite your work (and you cannot overwrite theirs). Ask for your whole "
@@ -49,8 +67,9 @@ const char *kReleaseText =
 
 const char *kStatusText =
     "Show what you hold (with the time each lease has left) and what you are waiting for or were "
-    "recently refused, with whoever holds it now. Check it before a long change to see that your "
-    "leases will last, or to find out who has a path you need.";
+    "recently refused, with whoever holds it now, and `releaseRequests`: other agents or an "
+    "operator asking you to let a lease go (release it when you can, or decline). Check it before "
+    "a long change to see that your leases will last, or to find out who has a path you need.";
 
 const char *kLeaseAcquireText =
     "Ask for a lease on `resource` (or `resources`, all or none) in `mode` read, write (default) "
@@ -132,6 +151,7 @@ void McpTools::publish()
                             {"suspended", {{"type", "boolean"}}},
                             {"held", {{"type", "array"}, {"items", leaseSchema()}}},
                             {"waiting", waiterListSchema()},
+                            {"releaseRequests", releaseRequestListSchema()},
                             {"liveAgents", kInteger}}),
          true, true, [this](const json &, const std::string &who) { return lockStatus(who); }},
         {"coordination_lease_acquire",

@@ -43,6 +43,16 @@ json requestSchema(const QString &path)
                    {"description", "With waitMs: park even while the caller holds other leases "
                                    "(a wait that would close a cycle is refused as deadlock)"}}},
                  {"wording", {{"type", "string"}, {"enum", {"rest", "lock", "tool"}}}}};
+    } else if (last == QLatin1String("release-request")) {
+        props = {{"resource", str()},
+                 {"leaseId", str()},
+                 {"actorDid", str()},
+                 {"reason", str()},
+                 {"urgency", {{"type", "string"}, {"enum", {"low", "normal", "high"}}}},
+                 {"deadlineSeconds", {{"type", "integer"}, {"minimum", 1}, {"maximum", 604800}}}};
+        required = {"reason"};
+    } else if (last == QLatin1String("decline")) {
+        props = {{"actorDid", str()}, {"reason", str()}};
     } else if (last == QLatin1String("release")) {
         props = {
             {"resource", str()}, {"resources", strings()}, {"actorDid", str()}, {"leaseId", str()}};

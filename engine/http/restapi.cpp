@@ -94,6 +94,30 @@ HttpReply RestApi::refusal(const Refusal &refusal, const NextSteps &steps)
     return r;
 }
 
+namespace {
+
+// `pattern` equals `path`, or has `{id}` segments where `path` has any one non-empty segment.
+bool pathMatches(const QString &pattern, const QString &path)
+{
+    if (pattern == path)
+        return true;
+    if (!pattern.contains(QLatin1Char('{')))
+        return false;
+    const QStringList want = pattern.split(QLatin1Char('/'));
+    const QStringList have = path.split(QLatin1Char('/'));
+    if (want.size() != have.size())
+        return false;
+    for (qsizetype i = 0; i < want.size(); ++i) {
+        const bool wild =
+            want[i].startsWith(QLatin1Char('{')) && want[i].endsWith(QLatin1Char('}'));
+        if (wild ? have[i].isEmpty() : want[i] != have[i])
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
 RestApi::RestApi(EngineHost &host, bool open, QString version, AgentPresence *presence)
     : m_host(host)
     , m_open(open)
@@ -113,6 +137,15 @@ RestApi::RestApi(EngineHost &host, bool open, QString version, AgentPresence *pr
     add("POST", base("/check"), Access::Agent,
         "May the caller change these resources now? Pins the covering leases on request",
         [this](const RestCall &c, const Respond &r, Deferral &) { check(c, r); });
+    add("POST", base("/release-request"), Access::Agent,
+        "Ask the holder of a lease to release it (a waiting agent, or an operator)",
+        [this](const RestCall &c, const Respond &r, Deferral &) { raiseRequest(c, r); });
+    add("POST", base("/release-request/{id}/decline"), Access::Agent,
+        "The holder declines a release request",
+        [this](const RestCall &c, const Respond &r, Deferral &) { declineRequest(c, r); });
+    add("GET", base("/release-requests"), Access::Reader,
+        "Open release requests (?holder= for one holder's)",
+        [this](const RestCall &c, const Respond &r, Deferral &) { listRequests(c, r); });
     add("GET", base("/wait"), Access::Reader, "Waiters (parked and wants) and deadlock pairs",
         [this](const RestCall &c, const Respond &r, Deferral &) { waitView(c, r); });
     add("GET", base("/status"), Access::Reader, "Snapshot of leases, queues, pins, trust, agents",
@@ -188,7 +221,7 @@ void RestApi::dispatch(const RestCall &call, const Respond &respond, Deferral &d
 {
     QByteArray allow;
     for (const Route &route : m_routes) {
-        if (route.path != call.path)
+        if (!pathMatches(route.path, call.path))
             continue;
         if (route.method != call.method) {
             allow += (allow.isEmpty() ? "" : ", ") + route.method;

@@ -107,7 +107,7 @@ struct Route
 // The REST surface (docs/protocol.md, "REST"): a table of routes with their access rule; each
 // handler parses its input, calls the engine through the host and serialises the outcome. Refusals
 // become 409 with Retry-After, bad input 400 naming the field, unknown paths 404, wrong methods
-// 405.
+// 405. A route's path may hold `{id}` segments, which match any one segment.
 //
 // Thread: the engine thread (the host's).
 class RestApi
@@ -133,6 +133,9 @@ public:
     // engine thread (`host`'s): for answers that are costly to encode (snapshots, exports).
     static void answerFromWorker(EngineHost &host, std::function<HttpReply()> work,
                                  const Respond &respond);
+    // Adds `releaseRequests` (the open release requests against `holder`'s leases) to `reply`
+    // when there are any; nothing, and next to no cost, when there are none.
+    static void addReleaseRequests(EngineHost &host, HttpReply &reply, const std::string &holder);
     // 503 store_unavailable with Retry-After, saying what the store's trouble is.
     static HttpReply storeUnavailable(const StoreHealth &health);
 
@@ -173,6 +176,12 @@ private:
     void admin(const RestCall &call, const Respond &respond, const QString &lever) const;
     // GET /health: the health check's findings, worst first.
     void health(const Respond &respond) const;
+    // Release requests (restapi_releaserequests.cpp): raise, decline, list; and `respond`
+    // wrapped so that every answer to `holder` carries its open requests.
+    void raiseRequest(const RestCall &call, const Respond &respond) const;
+    void declineRequest(const RestCall &call, const Respond &respond) const;
+    void listRequests(const RestCall &call, const Respond &respond) const;
+    Respond holderReply(const Respond &respond, std::string holder) const;
 
     EngineHost &m_host;
     bool m_open;

@@ -17,11 +17,12 @@ namespace leasehold {
 
 using nlohmann::json;
 
-void RestApi::check(const RestCall &call, const Respond &respond) const
+void RestApi::check(const RestCall &call, const Respond &answerTo) const
 {
-    const std::optional<AgentCall> in = agentCall(call, respond);
+    const std::optional<AgentCall> in = agentCall(call, answerTo);
     if (!in)
         return;
+    const Respond respond = holderReply(answerTo, in->actor);
     FieldReader r(in->body);
     std::optional<std::vector<std::string>> texts;
     if (r.has("resource")) {

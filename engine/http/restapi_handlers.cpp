@@ -73,11 +73,12 @@ std::optional<RestApi::AgentCall> RestApi::agentCall(const RestCall &call,
     return AgentCall{std::move(*body), std::move(*who)};
 }
 
-void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &deferral) const
+void RestApi::lease(const RestCall &call, const Respond &answerTo, Deferral &deferral) const
 {
-    const std::optional<AgentCall> in = agentCall(call, respond);
+    const std::optional<AgentCall> in = agentCall(call, answerTo);
     if (!in)
         return;
+    const Respond respond = holderReply(answerTo, in->actor);
     auto read = readAcquire(in->body, m_host.parser(), in->actor);
     if (const auto *error = std::get_if<std::string>(&read))
         return respond(invalid(*error));
@@ -105,11 +106,12 @@ void RestApi::lease(const RestCall &call, const Respond &respond, Deferral &defe
     deferral.onClientGone = [host, waitId] { host->abandonWait(waitId); };
 }
 
-void RestApi::release(const RestCall &call, const Respond &respond) const
+void RestApi::release(const RestCall &call, const Respond &answerTo) const
 {
-    const std::optional<AgentCall> in = agentCall(call, respond);
+    const std::optional<AgentCall> in = agentCall(call, answerTo);
     if (!in)
         return;
+    const Respond respond = holderReply(answerTo, in->actor);
     auto read = readRelease(in->body, m_host.parser());
     if (const auto *error = std::get_if<std::string>(&read))
         return respond(invalid(*error));
@@ -127,11 +129,12 @@ void RestApi::release(const RestCall &call, const Respond &respond) const
     respond(ok({{"released", toJsonArray(done.released)}, {"trust", done.trust}}));
 }
 
-void RestApi::renew(const RestCall &call, const Respond &respond) const
+void RestApi::renew(const RestCall &call, const Respond &answerTo) const
 {
-    const std::optional<AgentCall> in = agentCall(call, respond);
+    const std::optional<AgentCall> in = agentCall(call, answerTo);
     if (!in)
         return;
+    const Respond respond = holderReply(answerTo, in->actor);
     std::string error;
     FieldReader r(in->body);
     const auto text = r.string("resource", true, 1024);
@@ -149,11 +152,12 @@ void RestApi::renew(const RestCall &call, const Respond &respond) const
     respond(ok({{"lease", toJson(std::get<LeaseInfo>(result))}}));
 }
 
-void RestApi::pin(const RestCall &call, const Respond &respond, bool unpin) const
+void RestApi::pin(const RestCall &call, const Respond &answerTo, bool unpin) const
 {
-    const std::optional<AgentCall> in = agentCall(call, respond);
+    const std::optional<AgentCall> in = agentCall(call, answerTo);
     if (!in)
         return;
+    const Respond respond = holderReply(answerTo, in->actor);
     FieldReader r(in->body);
     const auto id = r.string(unpin ? "pinId" : "leaseId", true, 128);
     if (r.failed())

@@ -38,6 +38,10 @@ private:
         e.facts.via = "fs"; // the second mask's fields
         e.facts.pid = 0;
         e.facts.command = "sed";
+        e.facts.requestId = "rr_1"; // a release request's
+        e.facts.urgency = "high";
+        e.facts.deadlineAt = 1'700'000'030'000;
+        e.facts.requester = "did:agent:y";
         return e;
     }
     static std::vector<StoreOp> decoded(const StoreOps &ops)

@@ -246,11 +246,11 @@ void TstRestApi::ledgerExportsJsonLinesAndCsv()
     const HttpResult csv = s->get(base + QStringLiteral("?format=csv&since=1"), kKeyB);
     QCOMPARE(csv.status, 200);
     QVERIFY(csv.header("Content-Type").startsWith("text/csv"));
-    QVERIFY2(
-        csv.raw.startsWith("seq,at,kind,actorDid,resource,leaseId,token,reason,ttlMs,op,mode,"
-                           "waitedMs,holder,cycle,by,whileDown,target,released,suspended,"
-                           "paused,pinId,before,after,to,via,pid,command,heldBackMs,summary\r\n2,"),
-        csv.raw.constData());
+    QVERIFY2(csv.raw.startsWith("seq,at,kind,actorDid,resource,leaseId,token,reason,ttlMs,op,mode,"
+                                "waitedMs,holder,cycle,by,whileDown,target,released,suspended,"
+                                "paused,pinId,before,after,to,via,pid,command,heldBackMs,requestId,"
+                                "urgency,deadlineAt,requester,summary\r\n2,"),
+             csv.raw.constData());
     QVERIFY2(csv.raw.contains(",coordination.lease.released,did:agent:a,\"lock:a,b\","),
              csv.raw.constData()); // a comma inside a field is quoted
     QCOMPARE(s->get(base + QStringLiteral("?format=xml"), kKeyB).status, 400);
@@ -426,7 +426,11 @@ void TstRestApi::openApiDescribesExactlyTheRoutes()
             const HttpResult live =
                 s->call(QByteArray::fromStdString(method).toUpper(), QString::fromStdString(path),
                         json::object(), kKeyAdmin);
-            QVERIFY2(live.status != 404 && live.status != 405, path.c_str());
+            // A path with an {id} answers for the id given (404 unknown_request), not the
+            // router's 404 not_found.
+            const bool answered =
+                live.status != 404 || live.body.value("reason", "") != "not_found";
+            QVERIFY2(answered && live.status != 405, path.c_str());
         }
     }
     std::set<std::pair<std::string, std::string>> routed;

@@ -1,6 +1,7 @@
 // The agent detail as a function of frames: a real engine with a manual clock makes the
 // snapshots and ledger events; what the detail says of one agent is checked against what the
-// engine did, then the page's lists, trust line, ledger and levers.
+// engine did, then the page's lists, trust line, ledger and levers, and the release requests
+// it made or that were made of it.
 
 #include "agentdetail.h"
 #include "agentdetailpage.h"
@@ -29,6 +30,7 @@ private slots:
     void detailFollowsTheEngine();
     void trustIsRememberedAsItChanges();
     void thePageShowsTheAgentAndPullsItsLevers();
+    void releaseRequestsShowWithTheirAgeAndOverdueOnesForceRelease();
 
 private:
     // a holds two files and wants b's lock (holding, it may not park: a want); c waits, parked,
@@ -138,6 +140,62 @@ void TestAgentDetail::thePageShowsTheAgentAndPullsItsLevers()
     QCOMPARE(page.findChild<QPushButton *>(QStringLiteral("agentSuspend"))->text(),
              QStringLiteral("Unsuspend"));
     m_engine->suspend("did:op:test", "did:agent:a", false);
+    m_engine->release("did:agent:b", {});
+    m_engine->release("did:agent:a", {});
+}
+
+void TestAgentDetail::releaseRequestsShowWithTheirAgeAndOverdueOnesForceRelease()
+{
+    busy(); // c waits, parked, for a's src/a.cpp
+    ReleaseRequestAsk ask;
+    ask.requester = "did:agent:c";
+    ask.resource = name("src/a.cpp");
+    ask.reason = "my turn";
+    ask.urgency = Urgency::High;
+    ask.deadlineMs = 10'000; // before a's leases (30 s) expire
+    const auto raised = m_engine->raiseReleaseRequest(ask);
+    QVERIFY(std::holds_alternative<ReleaseRequestInfo>(raised));
+    const std::string leaseId = std::get<ReleaseRequestInfo>(raised).leaseId;
+    m_clock.advance(4'000);
+    ConsoleState state;
+    ConsoleFramePtr f = frame();
+    state.absorb(f);
+    // In both agents' details, with its age.
+    const AgentDetail a = AgentDetail::of(state, QStringLiteral("did:agent:a"));
+    const AgentDetail c = AgentDetail::of(state, QStringLiteral("did:agent:c"));
+    QCOMPARE(a.requests.size(), 1u);
+    QCOMPARE(c.requests.size(), 1u);
+    QCOMPARE(a.at - a.requests[0].raisedAt, 4'000);
+    LedgerModel ledger;
+    AgentDetailPage page(&ledger);
+    page.show();
+    page.showState(state);
+    page.setAgent(QStringLiteral("did:agent:a"));
+    QCOMPARE(page.requests()->topLevelItemCount(), 1);
+    QTreeWidgetItem *row = page.requests()->topLevelItem(0);
+    QCOMPARE(row->text(0), QStringLiteral("fs:src/a.cpp"));
+    QCOMPARE(row->text(1), QStringLiteral("of it, by did:agent:c"));
+    QCOMPARE(row->text(2), QStringLiteral("high"));
+    QCOMPARE(row->text(3), QStringLiteral("4 s"));
+    QCOMPARE(row->text(4), QStringLiteral("in 6 s"));
+    page.requests()->setCurrentItem(row);
+    QVERIFY(!page.forceRelease()->isEnabled()); // not overdue yet
+    // The deadline passes unanswered: one click force-releases the lease it names.
+    m_clock.advance(6'000);
+    m_engine->expireDue();
+    state.absorb(frame());
+    page.showState(state);
+    QCOMPARE(page.requests()->topLevelItemCount(), 1);
+    row = page.requests()->topLevelItem(0);
+    QCOMPARE(row->text(4), QStringLiteral("OVERDUE"));
+    page.requests()->setCurrentItem(row);
+    QVERIFY(page.forceRelease()->isEnabled());
+    QSignalSpy force(&page, &AgentDetailPage::releaseLeaseRequested);
+    page.forceRelease()->click();
+    QCOMPARE(force.count(), 1);
+    QCOMPARE(force.last().at(0).toString(), QString::fromStdString(leaseId));
+    page.setReadOnly(true); // a standby's console pulls no lever
+    QVERIFY(!page.forceRelease()->isEnabled());
     m_engine->release("did:agent:b", {});
     m_engine->release("did:agent:a", {});
 }

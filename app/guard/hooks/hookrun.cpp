@@ -164,8 +164,14 @@ void HookRun::preTool()
           {"waitWhileHolding", true},
           {"wording", "tool"}},
          wait + m_settings.slackMs, [this](const ServiceClient::Reply &r) {
+             // Claude Code reads context before a tool too; the others hear of release
+             // requests after it (postTool), where each reads added context.
+             const QString asked = m_dialect.name() == QLatin1String("claude-code")
+                                       ? hookwords::releaseRequests(r.body, nowMs())
+                                       : QString();
              if (r.status == 200)
-                 return finish(m_dialect.allow(m_event));
+                 return finish(asked.isEmpty() ? m_dialect.allow(m_event)
+                                               : m_dialect.addContext(m_event, asked));
              const QString reason = hookjson::text(r.body, "reason");
              if ((r.status == 409 || r.status == 403) && !reason.isEmpty() &&
                  reason != QLatin1String("store_unavailable"))
@@ -195,9 +201,11 @@ void HookRun::postTool()
         context = hookwords::gateReport(during, now);
     }
     const QStringList resources = m_event.failed ? QStringList() : names();
-    auto answer = [this, context] {
-        finish(context.isEmpty() ? m_dialect.allow(m_event)
-                                 : m_dialect.addContext(m_event, context));
+    auto answer = [this, context](const QString &asked = {}) {
+        const QString text = context.isEmpty() || asked.isEmpty()
+                                 ? context + asked
+                                 : context + QLatin1Char('\n') + asked;
+        finish(text.isEmpty() ? m_dialect.allow(m_event) : m_dialect.addContext(m_event, text));
     };
     if (resources.isEmpty())
         return answer();
@@ -208,7 +216,9 @@ void HookRun::postTool()
     post(
         QStringLiteral("/lease"),
         {{"resources", names}, {"mode", "write"}, {"ttlMs", m_settings.ttlMs}, {"wording", "tool"}},
-        kQuickMs, [answer](const ServiceClient::Reply &) { answer(); });
+        kQuickMs, [answer](const ServiceClient::Reply &r) {
+            answer(hookwords::releaseRequests(r.body, nowMs()));
+        });
 }
 
 void HookRun::release()

@@ -3,6 +3,8 @@
 #include "hookdialect.h"
 #include "refusallog.h"
 
+#include <QStringList>
+
 using nlohmann::json;
 
 namespace hookwords {
@@ -136,6 +138,38 @@ QString gateReport(const std::vector<leasehold::fsgate::Refusal> &refusals, qint
         s += QStringLiteral("\n- and %1 more").arg(refusals.size() - kShown);
     return s + QStringLiteral("\nWork on something else and come back to these later, or ask "
                               "the user to have the holder let go.");
+}
+
+QString releaseRequests(const json &body, qint64 nowMs)
+{
+    const auto list = body.is_object() ? body.find("releaseRequests") : body.end();
+    if (!body.is_object() || list == body.end() || !list->is_array() || list->empty())
+        return {};
+    QStringList lines;
+    for (const json &r : *list) {
+        if (!r.is_object())
+            continue;
+        QString line =
+            QStringLiteral("Leasehold: %1 asks you to let go of %2 (%3 urgency, asked %4 ago")
+                .arg(hookjson::text(r, "requester"), hookjson::text(r, "resource"),
+                     hookjson::text(r, "urgency"),
+                     duration(std::max<qint64>(0, hookjson::number(r, "ageMs"))));
+        const qint64 deadline = hookjson::number(r, "deadlineAt");
+        // The service's clock, from the request itself: its own time is what deadlines are in.
+        const qint64 raisedAt = hookjson::number(r, "raisedAt");
+        const qint64 age = hookjson::number(r, "ageMs");
+        const qint64 serviceNow = raisedAt >= 0 && age >= 0 ? raisedAt + age : nowMs;
+        if (r.value("overdue", false) == true)
+            line += QStringLiteral(", its deadline has passed");
+        else if (deadline > 0)
+            line += QStringLiteral(", deadline in %1").arg(duration(deadline - serviceNow));
+        line += QLatin1Char(')');
+        if (const QString why = hookjson::text(r, "reason"); !why.isEmpty())
+            line += QStringLiteral(": \"%1\"").arg(why);
+        lines << line + QStringLiteral(". Finish the change you are making there and leave it: "
+                                       "move on to other files, or stop, so it is released.");
+    }
+    return lines.join(QLatin1Char('\n'));
 }
 
 } // namespace hookwords

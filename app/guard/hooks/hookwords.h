@@ -29,5 +29,8 @@ QString denial(const HookEvent &event, const nlohmann::json &body);
 QString unjudged(const HookEvent &event, const QString &instance, const QString &why, bool strict);
 // The filesystem gate's refusals during a shell command, for the model; empty for none.
 QString gateReport(const std::vector<leasehold::fsgate::Refusal> &refusals, qint64 nowMs);
+// The release requests a service reply carries (`releaseRequests`: others asking the agent to
+// let a lease go), for the model; empty for none.
+QString releaseRequests(const nlohmann::json &body, qint64 nowMs);
 
 } // namespace hookwords
