@@ -46,6 +46,12 @@ const std::vector<AppFlag> &flags()
         {"not-live-for", "DURATION",
          "sweep: holders live on no surface and not seen for this long (10m, 2h, 1d).", ""},
         {"dry-run", nullptr, "sweep: list what would be released, release nothing.", ""},
+        {"secret", "SECRET", "webhooks add: the key the deliveries are signed with.", ""},
+        {"events", "LIST",
+         "webhooks add: the events to send, comma-separated (default all): deadlock, expired, "
+         "force_release, release_request, suspended, store, leader, hot_resource.",
+         ""},
+        {"format", "FORMAT", "webhooks add: json (default) or slack ({\"text\": ...}).", ""},
         {"project", "DIR", "install-hooks: the project folder (default: the current one).", ""},
         {"user", nullptr,
          "install-hooks: the user's own configuration (e.g. ~/.claude) instead of a project's.",
@@ -74,6 +80,10 @@ const std::vector<CtlCommand> &ctlCommands()
         {"sweep", "--not-live-for DURATION [--dry-run]",
          "Release the leases of holders that are gone (live nowhere, not seen for DURATION)"},
         {"resume", "", "Admit requests again"},
+        {"webhooks",
+         "add URL --secret S [--events LIST] [--format json|slack] | list | remove "
+         "ID | test ID",
+         "Signed webhooks: add one, list them with their last deliveries, remove, send a test"},
         {"ledger", "", "Ledger events (--since, --limit, --agent, --resource, --kind, --follow)"},
         {"watch", "", "The leases (--prefix), then every change as it happens, until interrupted"},
         {"keys", "add DID", "Mint a key for DID (shown once; the instance keeps a digest)"},

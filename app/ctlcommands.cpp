@@ -59,6 +59,8 @@ CtlExit CtlCommands::run(const QStringList &args)
         return wait();
     if (command == QLatin1String("doctor") && needs(1, "doctor"))
         return doctor();
+    if (command == QLatin1String("webhooks"))
+        return webhooks(args);
     if (command == QLatin1String("sweep") && needs(1, "sweep --not-live-for DURATION [--dry-run]"))
         return sweep();
     if (command == QLatin1String("release-holder") && needs(2, "release-holder DID"))

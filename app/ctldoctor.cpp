@@ -1,6 +1,7 @@
 // `ctl doctor` (what is wrong, each finding with the command that fixes it) and `ctl sweep` (the
-// leases of holders that are gone). The doctor reads only what any reader key may: /healthz,
-// /status and the recent ledger; the sweep is an admin lever.
+// leases of holders that are gone). The doctor reads what any reader key may (/healthz, /status
+// and the recent ledger) and, with an admin key, the webhooks' deliveries; the sweep is an
+// admin lever.
 
 #include "ctlcommands.h"
 #include "texttable.h"
@@ -231,6 +232,33 @@ CtlExit CtlCommands::doctor()
              QStringLiteral("%1 expired on their holders in the last hour")
                  .arg(countOf(expired, "lease", "leases")),
              QStringLiteral("leasehold ctl ledger --kind coordination.lease.expired")});
+
+    // Webhooks whose deliveries failed in the last hour, or keep failing now (admin keys only:
+    // a reader key cannot see the endpoints, and the doctor says nothing of them then).
+    const CtlClient::Reply hooks = m_client.get(kBase + QStringLiteral("/admin/webhooks"));
+    for (const json &w :
+         hooks.status == 200 ? hooks.body.value("webhooks", json::array()) : json::array()) {
+        const std::int64_t failed = integerOf(w, "failedLastHour");
+        const json deliveries = w.value("recent", json::array());
+        const json newest = deliveries.empty() ? json::object() : deliveries[0];
+        const bool retrying =
+            textOf(newest, "state") == "pending" && integerOf(newest, "attempts") > 0;
+        if (failed == 0 && !retrying)
+            continue;
+        const QString id = QString::fromStdString(textOf(w, "id"));
+        const QString why = QString::fromStdString(textOf(newest, "lastError"));
+        findings.push_back(
+            {Severity::Warning,
+             (failed > 0 ? QStringLiteral("webhook %1 (%2): %3 failed in the last hour")
+                               .arg(id, QString::fromStdString(textOf(w, "url")),
+                                    countOf(failed, "delivery", "deliveries"))
+                         : QStringLiteral("webhook %1 (%2): deliveries are being retried")
+                               .arg(id, QString::fromStdString(textOf(w, "url")))) +
+                 (why.isEmpty() ? QString() : QStringLiteral("; last: ") + why),
+             QStringLiteral("fix the receiver, then: leasehold ctl webhooks test %1   (or: ctl "
+                            "webhooks remove %1)")
+                 .arg(id)});
+    }
 
     Severity worst = Severity::Info;
     for (const Finding &f : findings)

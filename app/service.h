@@ -18,6 +18,8 @@ class ConsoleFeed;
 class EngineHost;
 class HttpFront;
 class SqliteStore;
+class WebhookTap;
+class Webhooks;
 namespace etcd {
 class EtcdStore;
 }
@@ -66,6 +68,9 @@ private:
                          qint64 term, const QStringList &members);
     bool takeOver(const QString &fenceKey, qint64 term);
     leasehold::ClusterFacts clusterFacts() const;
+    // Starts the delivery thread on the outbox in `dir` (in memory with --in-memory), hears the
+    // host, and adds the admin routes. In a cluster only the leader does (at takeOver).
+    bool startWebhooks(const QString &dir, QString *error);
     // A standby's console levers are refused (its engine is not the one agents use).
     void updateConsoleAccess();
 
@@ -84,6 +89,8 @@ private:
     qint64 m_term = 0;
     std::unique_ptr<leasehold::EngineHost> m_host;
     std::unique_ptr<leasehold::HttpFront> m_front;
+    std::unique_ptr<leasehold::Webhooks> m_webhooks; // after the host: goes before it
+    std::unique_ptr<leasehold::WebhookTap> m_webhookTap;
     std::unique_ptr<leasehold::ConsoleFeed> m_feed;
     std::unique_ptr<leasehold::ConsoleCommands> m_commands;
     QString m_url;
