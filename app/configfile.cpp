@@ -1,5 +1,7 @@
 #include "configfile.h"
 
+#include "webhookevents.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -80,6 +82,50 @@ Setting texts(const char *key, QStringList AppOptions::*field)
             }};
 }
 
+// "webhooks.endpoints": [{url, secret, events?, format?}], each checked as `ctl webhooks add`
+// checks it, so a typo in a URL is an error at start and not a silent loss at 3 a.m.
+Setting webhookEndpoints(const char *key)
+{
+    return {key, [](const QJsonValue &v, AppOptions &o) {
+                if (!v.isArray())
+                    return QStringLiteral("must be an array of {url, secret, events?, format?}");
+                std::vector<WebhookSetting> all;
+                int index = 0;
+                for (const QJsonValue &item : v.toArray()) {
+                    const QString at = QStringLiteral("[%1]: ").arg(index++);
+                    if (!item.isObject())
+                        return at + QStringLiteral("must be an object {url, secret, events?, "
+                                                   "format?}");
+                    const QJsonObject object = item.toObject();
+                    for (auto it = object.begin(); it != object.end(); ++it)
+                        if (!QStringList{"url", "secret", "events", "format"}.contains(it.key()))
+                            return at + QStringLiteral("unknown field \"%1\"").arg(it.key());
+                    WebhookSetting w;
+                    leasehold::WebhookEndpoint e;
+                    w.url = object.value(QStringLiteral("url")).toString();
+                    w.secret = object.value(QStringLiteral("secret")).toString();
+                    w.format = object.value(QStringLiteral("format")).toString(w.format);
+                    const QJsonValue events = object.value(QStringLiteral("events"));
+                    if (!events.isUndefined() && !events.isArray())
+                        return at + QStringLiteral("events must be an array of event names");
+                    for (const QJsonValue &name : events.toArray())
+                        if (name.toString() != QLatin1String("all"))
+                            w.events << name.toString();
+                    e.url = w.url.toStdString();
+                    e.secret = w.secret.toStdString();
+                    e.format = w.format.toStdString();
+                    for (const QString &name : w.events)
+                        e.events.push_back(name.toStdString());
+                    if (const std::string problem = leasehold::checkWebhookEndpoint(e);
+                        !problem.empty())
+                        return at + QString::fromStdString(problem);
+                    all.push_back(w);
+                }
+                o.webhooks = all;
+                return QString();
+            }};
+}
+
 const std::vector<Setting> &settings()
 {
     static const std::vector<Setting> all = {
@@ -104,6 +150,14 @@ const std::vector<Setting> &settings()
         number("commitWindowUs", &AppOptions::commitWindowUs, 0, 100'000),
         number("lockDelayMs", &AppOptions::lockDelayMs, 0, 60'000),
         number("workspaceLockDelayMs", &AppOptions::workspaceLockDelayMs, 0, 60'000),
+        // Webhooks (docs/webhooks.md).
+        webhookEndpoints("webhooks.endpoints"),
+        number("webhooks.retryForMs", &AppOptions::webhookRetryForMs, 1'000,
+               7LL * 24 * 3600 * 1000),
+        number("webhooks.firstRetryMs", &AppOptions::webhookFirstRetryMs, 10, 3'600'000),
+        number("webhooks.maxRetryMs", &AppOptions::webhookMaxRetryMs, 10, 3'600'000),
+        number("webhooks.timeoutMs", &AppOptions::webhookTimeoutMs, 100, 120'000),
+        number("webhooks.hotRefusalsPerMinute", &AppOptions::hotRefusalsPerMinute, 1, 1'000'000),
         // Cluster mode (docs/cluster.md); the URLs are checked with the flags' own.
         texts("etcd.endpoints", &AppOptions::etcd),
         text("etcd.prefix", &AppOptions::etcdPrefix),

@@ -59,11 +59,16 @@ CtlExit CtlCommands::run(const QStringList &args)
         return wait();
     if (command == QLatin1String("doctor") && needs(1, "doctor"))
         return doctor();
+    if (command == QLatin1String("webhooks"))
+        return webhooks(args);
     if (command == QLatin1String("sweep") && needs(1, "sweep --not-live-for DURATION [--dry-run]"))
         return sweep();
     if (command == QLatin1String("release-holder") && needs(2, "release-holder DID"))
         return lever(QStringLiteral("/admin/release-holder"), {{"actorDid", args[1].toStdString()}},
                      [&](const json &r) { return released(r) + QStringLiteral(" of ") + args[1]; });
+    if (command == QLatin1String("release-lease") && needs(2, "release-lease LEASE"))
+        return lever(QStringLiteral("/admin/release-lease"), {{"leaseId", args[1].toStdString()}},
+                     [&](const json &) { return QStringLiteral("released lease ") + args[1]; });
     if (command == QLatin1String("release-all") && needs(1, "release-all --yes")) {
         if (!m_parser.isSet(QStringLiteral("yes"))) {
             m_err << "leasehold ctl: release-all releases every lease of every agent; add --yes\n";

@@ -37,6 +37,9 @@ private:
     // and `sweep --not-live-for D [--dry-run]`.
     CtlExit doctor();
     CtlExit sweep();
+    // ctlwebhooks.cpp: `webhooks add|list|remove|test`; a test follows its first attempt.
+    CtlExit webhooks(const QStringList &args);
+    CtlExit followTest(const QString &id, const QString &deliveryId);
     // "90s", "10m", "2h", "1d" or bare seconds, in ms.
     static std::optional<std::int64_t> parseDurationMs(const QString &text);
 

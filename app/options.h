@@ -8,6 +8,15 @@
 
 class QCoreApplication;
 
+// One webhook endpoint of the config file ("webhooks": {"endpoints": [...]}).
+struct WebhookSetting
+{
+    QString url;
+    QString secret;
+    QStringList events; // empty: all
+    QString format = QStringLiteral("json");
+};
+
 // Everything the command line (and later the config file) decides about one run.
 struct AppOptions
 {
@@ -35,6 +44,13 @@ struct AppOptions
     // Lock-delay by default: named resources, workspace paths (docs/operating.md).
     int lockDelayMs = 0;
     int workspaceLockDelayMs = 0;
+    // Webhooks (docs/webhooks.md): endpoints of the config file and how deliveries are tried.
+    std::vector<WebhookSetting> webhooks;
+    qint64 webhookRetryForMs = 3'600'000; // a delivery is retried this long, then failed
+    int webhookFirstRetryMs = 1'000;      // the first pause between attempts (then doubled)
+    int webhookMaxRetryMs = 300'000;      // the longest pause between attempts
+    int webhookTimeoutMs = 10'000;        // one attempt is cut after this
+    int hotRefusalsPerMinute = 60;        // refusals on one resource in a minute: hot_resource
     int commitWindowUs = 250; // group commit under a stream of changes (SqliteStore::Options)
     // Cluster mode (docs/cluster.md): state in etcd, one leader among the instances.
     QStringList etcd;  // etcd members' client URLs; empty: not in a cluster

@@ -10,6 +10,10 @@
 #include "logging.h"
 #include "sqlitestore.h"
 #include "version.h"
+#include "webhooklevers.h"
+#include "webhookroutes.h"
+#include "webhooks.h"
+#include "webhooktap.h"
 #include "workspacetools.h"
 
 #include <QDir>
@@ -147,6 +151,10 @@ int Service::start()
     m_url = QStringLiteral("http://%1:%2").arg(host).arg(port);
     if (!m_options.etcd.isEmpty() && !joinCluster(dir))
         return 2;
+    if (m_options.etcd.isEmpty() && !startWebhooks(dir, &error)) {
+        err << "leasehold: " << error << "\n";
+        return 2;
+    }
     QTextStream(stdout) << "listening " << m_url << Qt::endl;
     return 0;
 }
@@ -162,6 +170,37 @@ namespace {
 }
 
 } // namespace
+
+bool Service::startWebhooks(const QString &dir, QString *error)
+{
+    WebhookOptions o;
+    o.path = m_options.inMemory ? QStringLiteral(":memory:")
+                                : QDir(dir).filePath(QStringLiteral("webhooks.db"));
+    o.retryForMs = m_options.webhookRetryForMs;
+    o.firstRetryMs = m_options.webhookFirstRetryMs;
+    o.maxRetryMs = std::max(m_options.webhookMaxRetryMs, m_options.webhookFirstRetryMs);
+    o.timeoutMs = m_options.webhookTimeoutMs;
+    for (const WebhookSetting &w : m_options.webhooks) {
+        WebhookEndpoint e;
+        e.url = w.url.toStdString();
+        e.id = configuredWebhookId(e.url);
+        e.secret = w.secret.toStdString();
+        e.format = w.format.toStdString();
+        for (const QString &name : w.events)
+            e.events.push_back(name.toStdString());
+        o.configured.push_back(std::move(e));
+    }
+    m_webhooks = std::make_unique<Webhooks>(std::move(o));
+    if (!m_webhooks->start(error))
+        return false;
+    m_webhookTap =
+        std::make_unique<WebhookTap>(*m_host, *m_webhooks, m_options.hotRefusalsPerMinute);
+    addWebhookRoutes(*m_front, *m_host, m_webhooks.get());
+    qCInfo(lcService) << "webhooks:" << m_options.webhooks.size()
+                      << "endpoints in the config file, outbox in"
+                      << (m_options.inMemory ? QStringLiteral("memory") : dir);
+    return true;
+}
 
 bool Service::joinCluster(const QString &dir)
 {
@@ -242,6 +281,8 @@ HealthFacts Service::healthFacts() const
     h.clusterLapsed = c.lapsed;
     h.clusterProblem = c.problem;
     h.lastHour = m_host->incidentsLastHour();
+    if (m_webhooks)
+        h.webhooks = m_webhooks->troubles();
     return h;
 }
 
@@ -341,6 +382,15 @@ bool Service::takeOver(const QString &fenceKey, qint64 term)
     m_front->acceptStoredKeys(stored->keys);
     m_leading = true;
     m_term = term;
+    // Only the leader delivers webhooks, from an outbox in its own data directory
+    // (docs/webhooks.md): what a former leader had pending stays in its file until it leads.
+    QString webhookError;
+    if (!startWebhooks(m_dataDir, &webhookError))
+        qCCritical(lcService) << "webhooks are off:" << webhookError;
+    else
+        m_webhookTap->leaderChanged(m_advertise, term);
+    if (m_commands && m_webhooks)
+        m_commands->setWebhookLevers(webhookLevers(*m_webhooks, m_commands.get()));
     m_front->setStandby(std::nullopt);
     updateConsoleAccess();
     qCInfo(lcService) << "leading (term" << term << "): restored" << restored << "of"
@@ -408,6 +458,8 @@ Service::ConsoleEnds Service::attachConsole(const QString &operatorDid)
             return m_front->mintKey(did, Role::Agent, error);
         };
         m_commands = std::make_unique<ConsoleCommands>(*m_host, operatorDid, minter);
+        if (m_webhooks)
+            m_commands->setWebhookLevers(webhookLevers(*m_webhooks, m_commands.get()));
         updateConsoleAccess();
     }
     return {m_feed.get(), m_commands.get()};

@@ -19,6 +19,8 @@ class ConsoleFeed;
 class EngineHost;
 class HttpFront;
 class SqliteStore;
+class WebhookTap;
+class Webhooks;
 namespace etcd {
 class EtcdStore;
 }
@@ -70,6 +72,9 @@ private:
     // The health check's facts beyond the snapshot: disk room under the data directory, the
     // cluster, the last hour's incidents.
     leasehold::HealthFacts healthFacts() const;
+    // Starts the delivery thread on the outbox in `dir` (in memory with --in-memory), hears the
+    // host, and adds the admin routes. In a cluster only the leader does (at takeOver).
+    bool startWebhooks(const QString &dir, QString *error);
     // A standby's console levers are refused (its engine is not the one agents use).
     void updateConsoleAccess();
 
@@ -88,6 +93,8 @@ private:
     qint64 m_term = 0;
     std::unique_ptr<leasehold::EngineHost> m_host;
     std::unique_ptr<leasehold::HttpFront> m_front;
+    std::unique_ptr<leasehold::Webhooks> m_webhooks; // after the host: goes before it
+    std::unique_ptr<leasehold::WebhookTap> m_webhookTap;
     std::unique_ptr<leasehold::ConsoleFeed> m_feed;
     std::unique_ptr<leasehold::ConsoleCommands> m_commands;
     QString m_url;

@@ -15,6 +15,8 @@ std::optional<Incident::Kind> incidentKind(const LedgerEvent &e)
         return Incident::Kind::Expiry;
     if (e.kind == EventKind::AdminSuspend && e.facts.suspended)
         return Incident::Kind::Suspension;
+    if (e.kind == EventKind::ReleaseRequestOverdue)
+        return Incident::Kind::Overdue;
     return std::nullopt;
 }
 
@@ -91,6 +93,15 @@ std::vector<Incident> ConsoleState::absorb(ConsoleFramePtr frame)
                                  e.seq});
             break;
         }
+        case Incident::Kind::Overdue:
+            incidents.push_back(
+                {*kind, agent, resource,
+                 QObject::tr("%1 has not answered the release request for %2 by %3 (%4 urgency); "
+                             "an admin may force it from the agent's details")
+                     .arg(agent, resource, QString::fromStdString(e.facts.requester),
+                          QString::fromStdString(e.facts.urgency)),
+                 e.at, e.seq});
+            break;
         case Incident::Kind::Store: // from the facts, never from a ledger event
             break;
         }

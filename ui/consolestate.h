@@ -12,9 +12,9 @@
 // Something an operator should hear about at once.
 struct Incident
 {
-    enum class Kind { Deadlock, Expiry, Suspension, Store };
+    enum class Kind { Deadlock, Expiry, Suspension, Store, Overdue };
     Kind kind = Kind::Deadlock;
-    QString agent;    // who was refused, whose lease expired, who was suspended
+    QString agent;    // who was refused, whose lease expired, who was suspended, who did not answer
     QString resource; // empty for a suspension and the store
     QString text;     // one sentence for a notification
     std::int64_t at = 0;

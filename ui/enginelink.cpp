@@ -23,6 +23,10 @@ EngineLink::EngineLink(ConsoleFeed *feed, ConsoleCommands *commands, QObject *pa
             Qt::QueuedConnection);
     connect(commands, &ConsoleCommands::ledgerRead, this, &EngineLink::ledgerRead,
             Qt::QueuedConnection);
+    connect(commands, &ConsoleCommands::webhooksListed, this, &EngineLink::webhooksListed,
+            Qt::QueuedConnection);
+    connect(commands, &ConsoleCommands::webhookDone, this, &EngineLink::webhookDone,
+            Qt::QueuedConnection);
 }
 
 template<class F> void EngineLink::post(F &&call)
@@ -81,4 +85,19 @@ quint64 EngineLink::readLedger(std::uint64_t since, std::size_t limit, const Led
         c.readLedger(request, since, limit, filter);
     });
     return request;
+}
+
+void EngineLink::listWebhooks()
+{
+    post([](ConsoleCommands &c) { c.listWebhooks(); });
+}
+
+void EngineLink::addWebhook(const ConsoleWebhookSpec &spec)
+{
+    post([spec](ConsoleCommands &c) { c.addWebhook(spec); });
+}
+
+void EngineLink::removeWebhook(const QString &id)
+{
+    post([id](ConsoleCommands &c) { c.removeWebhook(id); });
 }

@@ -38,6 +38,9 @@ public:
     // as ledgerRead(request, page), with the number this returns.
     quint64 readLedger(std::uint64_t since, std::size_t limit,
                        const leasehold::LedgerFilter &filter);
+    void listWebhooks();
+    void addWebhook(const leasehold::ConsoleWebhookSpec &spec);
+    void removeWebhook(const QString &id);
 
 signals:
     void frameArrived(leasehold::ConsoleFramePtr frame);
@@ -45,6 +48,8 @@ signals:
     void keyMinted(const QString &did, const QString &key, const QString &error);
     void exportFinished(const QString &path, qint64 events, const QString &error);
     void ledgerRead(quint64 request, leasehold::LedgerPagePtr page);
+    void webhooksListed(const leasehold::ConsoleWebhooks &webhooks);
+    void webhookDone(const QString &summary, const QString &error);
 
 private:
     template<class F> void post(F &&call);

@@ -55,6 +55,9 @@ void IncidentNotifier::flush()
     case Incident::Kind::Store:
         title = tr("State database");
         break;
+    case Incident::Kind::Overdue:
+        title = tr("Release request overdue");
+        break;
     }
     QString text = first.text;
     if (m_pending.size() > 1)

@@ -414,6 +414,8 @@ void MainWindow::showIncidentView(Incident::Kind kind)
         return showView(tr("Agents"));
     case Incident::Kind::Store:
         return showView(tr("Overview"));
+    case Incident::Kind::Overdue:
+        return showView(tr("Health"));
     }
 }
 

@@ -9,6 +9,7 @@
 #include "ledgermodel.h"
 #include "snapshottablemodel.h"
 #include "tablepage.h"
+#include "webhooksdialog.h"
 #include "wording.h"
 
 #include <QAction>
@@ -80,8 +81,20 @@ void MainWindow::buildActions()
     toolbar->addAction(connectAgent);
     toolbar->addAction(exportLedger);
 
+    QAction *webhooks =
+        make("webhooks", tr("Webhooks…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W),
+             tr("The endpoints told of incidents: deliveries, failures, add, "
+                "remove"),
+             [this] {
+                 auto *dialog = new WebhooksDialog(m_link, this);
+                 dialog->setAttribute(Qt::WA_DeleteOnClose);
+                 dialog->show();
+             });
+    m_levers.push_back(webhooks);
+
     QMenu *file = menuBar()->addMenu(tr("&Leasehold"));
     file->addAction(connectAgent);
+    file->addAction(webhooks);
     file->addAction(exportLedger);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);

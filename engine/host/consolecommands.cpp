@@ -4,6 +4,7 @@
 #include "ledgerformat.h"
 #include "wording.h"
 
+#include <QPointer>
 #include <QSaveFile>
 
 namespace leasehold {
@@ -156,6 +157,46 @@ void ConsoleCommands::exportDone(std::shared_ptr<Export> job, bool more)
     const QString path = job->file.fileName();
     const bool ok = job->file.error() == QFileDevice::NoError && job->file.commit();
     emit exportFinished(path, job->written, ok ? QString() : job->file.errorString());
+}
+
+void ConsoleCommands::listWebhooks()
+{
+    if (!m_webhooks.list)
+        return emit webhooksListed({});
+    QPointer<ConsoleCommands> self(this);
+    m_webhooks.list([self](ConsoleWebhooks all) {
+        if (self)
+            emit self->webhooksListed(all);
+    });
+}
+
+void ConsoleCommands::addWebhook(const ConsoleWebhookSpec &spec)
+{
+    if (refused())
+        return;
+    if (!m_webhooks.add)
+        return emit webhookDone({}, tr("webhooks are not available here"));
+    QPointer<ConsoleCommands> self(this);
+    const QString url = spec.url;
+    m_webhooks.add(spec, [self, url](QString error) {
+        if (self)
+            emit self->webhookDone(
+                error.isEmpty() ? tr("Added a webhook for %1").arg(url) : QString(), error);
+    });
+}
+
+void ConsoleCommands::removeWebhook(const QString &id)
+{
+    if (refused())
+        return;
+    if (!m_webhooks.remove)
+        return emit webhookDone({}, tr("webhooks are not available here"));
+    QPointer<ConsoleCommands> self(this);
+    m_webhooks.remove(id, [self, id](QString error) {
+        if (self)
+            emit self->webhookDone(error.isEmpty() ? tr("Removed webhook %1").arg(id) : QString(),
+                                   error);
+    });
 }
 
 } // namespace leasehold

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "consolewebhooks.h"
 #include "ledgerevent.h"
 
 #include <QMetaType>
@@ -56,11 +57,21 @@ public:
     void readLedger(quint64 request, std::uint64_t since, std::size_t limit,
                     const LedgerFilter &filter);
 
+    // The webhooks (docs/webhooks.md), through levers the app sets; without them the console
+    // hears "webhooks are not available here". Answers come as webhooksListed and webhookDone.
+    void setWebhookLevers(WebhookLevers levers) { m_webhooks = std::move(levers); }
+    void listWebhooks();
+    void addWebhook(const ConsoleWebhookSpec &spec);
+    void removeWebhook(const QString &id);
+
 signals:
     void ledgerRead(quint64 request, leasehold::LedgerPagePtr page);
     void leverDone(const QString &summary);
     void keyMinted(const QString &did, const QString &key, const QString &error);
     void exportFinished(const QString &path, qint64 events, const QString &error);
+    void webhooksListed(const leasehold::ConsoleWebhooks &webhooks);
+    // An add or remove finished: `error` empty when it was done.
+    void webhookDone(const QString &summary, const QString &error);
 
 private:
     struct Export;
@@ -74,6 +85,7 @@ private:
     QString m_operator;
     KeyMinter m_minter;
     QString m_readOnly;
+    WebhookLevers m_webhooks;
     // Encodes and writes export pages; destroyed (waiting for its jobs) before the QObject
     // base, so a job's queued call back never reaches an object that is gone.
     QThreadPool m_workers;

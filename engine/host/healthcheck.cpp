@@ -181,6 +181,47 @@ void lastHour(const IncidentWindow::Counts &c, std::vector<HealthFinding> &out)
                  {}});
 }
 
+// Release requests whose deadline passed unanswered: the holder neither let go nor declined.
+void overdue(const Snapshot &s, TimeMs now, std::vector<HealthFinding> &out)
+{
+    for (const ReleaseRequestInfo &r : s.releaseRequests) {
+        if (!r.overdue)
+            continue;
+        out.push_back(
+            {HealthSeverity::Warning, "release_overdue",
+             QStringLiteral("%1 has not answered the %2-urgency release request for %3 by %4 "
+                            "(asked %5 ago, deadline passed %6 ago)")
+                 .arg(q(r.holder), QString::fromLatin1(urgencyName(r.urgency)), q(r.resource),
+                      q(r.requester), formatDuration(now - r.raisedAt),
+                      formatDuration(std::max<TimeMs>(0, now - r.deadlineAt))),
+             QStringLiteral("leasehold ctl release-lease %1   (forces it; or wait for %2)")
+                 .arg(q(r.leaseId), q(r.holder)),
+             r.holder});
+    }
+}
+
+void webhooks(const std::vector<WebhookTrouble> &troubles, std::vector<HealthFinding> &out)
+{
+    for (const WebhookTrouble &t : troubles) {
+        const QString id = QString::fromStdString(t.id);
+        const QString where = QString::fromStdString(t.host);
+        QString what =
+            t.failedLastHour > 0
+                ? QStringLiteral("webhook %1 (%2): %3 failed in the last hour")
+                      .arg(id, where, countOf(t.failedLastHour, "delivery", "deliveries"))
+                : QStringLiteral("webhook %1 (%2): deliveries are being retried").arg(id, where);
+        if (!t.lastError.empty())
+            what += QStringLiteral("; last: ") + QString::fromStdString(t.lastError);
+        out.push_back({HealthSeverity::Warning,
+                       "webhook",
+                       what,
+                       QStringLiteral("fix the receiver, then: leasehold ctl webhooks test %1   "
+                                      "(or: ctl webhooks remove %1)")
+                           .arg(id),
+                       {}});
+    }
+}
+
 } // namespace
 
 const char *healthSeverityName(HealthSeverity severity)
@@ -239,7 +280,9 @@ std::vector<HealthFinding> healthFindings(const Snapshot &snapshot, const Health
     cluster(facts, out);
     notLive(snapshot, now, out);
     waits(snapshot, now, out);
+    overdue(snapshot, now, out);
     lastHour(facts.lastHour, out);
+    webhooks(facts.webhooks, out);
     std::stable_sort(out.begin(), out.end(), [](const HealthFinding &a, const HealthFinding &b) {
         return a.severity > b.severity;
     });

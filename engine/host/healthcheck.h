@@ -57,6 +57,19 @@ private:
     std::deque<Minute> m_minutes; // oldest first
 };
 
+// A webhook endpoint whose deliveries fail: some failed for good in the last hour, or the oldest
+// pending one has been tried and is being retried. Kept by the delivery thread (refreshed after
+// each attempt and every 30 s), so reading it never waits on the outbox.
+struct WebhookTrouble
+{
+    std::string id;
+    std::string host; // the URL's host only: its path may itself be a secret
+    std::int64_t failedLastHour = 0;
+    bool retrying = false;
+    std::string lastError;
+    friend bool operator==(const WebhookTrouble &, const WebhookTrouble &) = default;
+};
+
 // What the health check knows beyond the engine's snapshot.
 struct HealthFacts
 {
@@ -72,6 +85,7 @@ struct HealthFacts
     bool clusterLapsed = false; // leading, but its etcd session unconfirmed
     std::string clusterProblem;
     IncidentWindow::Counts lastHour;
+    std::vector<WebhookTrouble> webhooks;
 };
 
 // The findings for `snapshot` and `facts` at `now`, the worst first.

@@ -54,6 +54,11 @@ public:
     {
         m_api->add(std::move(method), path, access, QString(), std::move(handler));
     }
+    void addRoute(QByteArray method, const QString &path, Access access, QString summary,
+                  std::function<void(const RestCall &, const Respond &, Deferral &)> handler)
+    {
+        m_api->add(std::move(method), path, access, std::move(summary), std::move(handler));
+    }
     McpServer &mcp() { return *m_mcp; }
     WatchHub &watch() { return *m_watch; }
     AgentPresence &presence() { return *m_presence; }

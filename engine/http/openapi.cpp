@@ -87,6 +87,15 @@ json requestSchema(const QString &path)
         props = {{"notLiveForMs", {{"type", "integer"}, {"minimum", 60000}}},
                  {"dryRun", {{"type", "boolean"}}}};
         required = {"notLiveForMs"};
+    } else if (last == QLatin1String("webhooks")) {
+        props = {{"url", str()},
+                 {"secret", str()},
+                 {"events", strings()},
+                 {"format", {{"type", "string"}, {"enum", {"json", "slack"}}}}};
+        required = {"url", "secret"};
+    } else if (last == QLatin1String("remove") || last == QLatin1String("test")) {
+        props = {{"id", str()}};
+        required = {"id"};
     }
     json schema = {{"type", "object"}, {"properties", props}};
     if (!required.empty())

@@ -169,7 +169,8 @@ RestApi::RestApi(EngineHost &host, bool open, QString version, AgentPresence *pr
     add("GET", base("/health"), Access::Reader,
         "What is wrong: the health check's findings, each with the command that fixes it",
         [this](const RestCall &, const Respond &r, Deferral &) { health(r); });
-    for (const char *lever : {"release-holder", "release-all", "pause", "suspend", "sweep"}) {
+    for (const char *lever :
+         {"release-holder", "release-lease", "release-all", "pause", "suspend", "sweep"}) {
         const QString name = QLatin1String(lever);
         add("POST", base("/admin/") + name, Access::Admin, "Operator lever: " + name,
             [this, name](const RestCall &c, const Respond &r, Deferral &) { admin(c, r, name); });

@@ -253,6 +253,15 @@ void RestApi::admin(const RestCall &call, const Respond &respond, const QString 
         const int n = m_host.run([&](LeaseEngine &e) { return e.releaseAll(op); });
         return respond(ok({{"released", n}}));
     }
+    if (lever == QLatin1String("release-lease")) {
+        // One lease, whoever holds it: the lever for a release request left overdue.
+        const auto leaseId = r.string("leaseId", true, 128);
+        if (r.failed())
+            return respond(invalid(r.error()));
+        if (!m_host.run([&](LeaseEngine &e) { return e.releaseLease(op, *leaseId); }))
+            return respond(problem(404, "unknown_lease", "leaseId names no live lease"));
+        return respond(ok({{"released", 1}}));
+    }
     if (lever == QLatin1String("sweep")) {
         // The holders that are gone: live on no surface, not seen for notLiveForMs (1 min to 30
         // days). dryRun lists them and changes nothing.

@@ -73,6 +73,8 @@ private slots:
     void deadlocksLongWaitsAndLeasesRunningOutUnderWaiters();
     void aClusterWithoutALeaderIsCritical();
     void theLastHourCountsByMinuteAndForgetsOlder();
+    void anOverdueReleaseRequestNamesTheLeaseToRelease();
+    void aFailingWebhookIsNamedByIdAndHostWithItsFix();
     void findingsComeWorstFirst();
 };
 
@@ -190,6 +192,49 @@ void TstHealthCheck::theLastHourCountsByMinuteAndForgetsOlder()
     f.lastHour = {3, 2, 1};
     QCOMPARE(codes(healthFindings({}, f, kNow)),
              (QStringList{"deadlocks_refused", "force_releases", "expiries"}));
+}
+
+void TstHealthCheck::anOverdueReleaseRequestNamesTheLeaseToRelease()
+{
+    Snapshot s;
+    ReleaseRequestInfo r;
+    r.requestId = "rr_1";
+    r.leaseId = "lease_7";
+    r.resource = "lock:deploy/production";
+    r.holder = "did:agent:a";
+    r.requester = "did:agent:b";
+    r.urgency = Urgency::High;
+    r.raisedAt = kNow - 90'000;
+    r.deadlineAt = kNow - 30'000;
+    r.overdue = true;
+    s.releaseRequests.push_back(r);
+    const auto found = healthFindings(s, {}, kNow);
+    QCOMPARE(codes(found), QStringList{"release_overdue"});
+    QCOMPARE(found[0].agent, std::string("did:agent:a"));
+    QVERIFY2(found[0].what.contains("did:agent:a has not answered the high-urgency release "
+                                    "request for lock:deploy/production by did:agent:b"),
+             qPrintable(found[0].what));
+    QVERIFY(found[0].fix.startsWith("leasehold ctl release-lease lease_7"));
+    // Open but not past its deadline: nothing to act on yet.
+    s.releaseRequests[0].overdue = false;
+    QVERIFY(healthFindings(s, {}, kNow).empty());
+}
+
+void TstHealthCheck::aFailingWebhookIsNamedByIdAndHostWithItsFix()
+{
+    HealthFacts f;
+    f.webhooks.push_back({"wh-1", "hooks.example", 3, false, "HTTP 500"});
+    f.webhooks.push_back({"wh-2", "pager.example", 0, true, "Connection refused"});
+    const auto found = healthFindings({}, f, kNow);
+    QCOMPARE(codes(found), (QStringList{"webhook", "webhook"}));
+    QCOMPARE(found[0].severity, HealthSeverity::Warning);
+    QCOMPARE(found[0].what,
+             QStringLiteral("webhook wh-1 (hooks.example): 3 deliveries failed in the last hour; "
+                            "last: HTTP 500"));
+    QVERIFY(found[0].fix.contains("leasehold ctl webhooks test wh-1"));
+    QCOMPARE(found[1].what, QStringLiteral("webhook wh-2 (pager.example): deliveries are being "
+                                           "retried; last: Connection refused"));
+    QVERIFY(found[1].fix.contains("ctl webhooks remove wh-2"));
 }
 
 void TstHealthCheck::findingsComeWorstFirst()

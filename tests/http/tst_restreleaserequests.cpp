@@ -159,6 +159,34 @@ void TstRestReleaseRequests::anUnansweredDeadlineIsOverdueInTheLedger()
     QCOMPARE(ledger.body["events"].size(), 1u);
     JCOMPARE(ledger.body["events"][0]["requestId"], id);
     JCOMPARE(ledger.body["events"][0]["deadlineAt"], 1'800'000'000'000 + 30'000);
+
+    // The health check names it, with the lever that ends it.
+    const HttpResult health = s->get(QString(RestApi::kBase) + "/health", kKeyB);
+    QCOMPARE(health.status, 200);
+    json finding;
+    for (const json &f : health.body["findings"])
+        if (f["code"] == "release_overdue")
+            finding = f;
+    QVERIFY2(finding.is_object(), health.raw.constData());
+    JCOMPARE(finding["actorDid"], "did:agent:a");
+    const std::string leaseId = check.body["releaseRequests"][0]["leaseId"].get<std::string>();
+    QVERIFY2(finding["fix"].get<std::string>().find("ctl release-lease " + leaseId) !=
+                 std::string::npos,
+             health.raw.constData());
+    // That lever: admins only, one lease, then the waiter may have it.
+    QCOMPARE(s->post("/admin/release-lease", {{"leaseId", leaseId}}, kKeyB).status, 403);
+    const HttpResult unknown =
+        s->post("/admin/release-lease", {{"leaseId", "lease_nothing"}}, kKeyAdmin);
+    QCOMPARE(unknown.status, 404);
+    JCOMPARE(unknown.body["reason"], "unknown_lease");
+    QCOMPARE(s->post("/admin/release-lease", json::object(), kKeyAdmin).status, 400);
+    const HttpResult forced = s->post("/admin/release-lease", {{"leaseId", leaseId}}, kKeyAdmin);
+    QCOMPARE(forced.status, 200);
+    JCOMPARE(forced.body["released"], 1);
+    QCOMPARE(s->post("/lease", {{"resource", "lock:deploy/production"}}, kKeyB).status, 200);
+    const HttpResult after = s->get(QString(RestApi::kBase) + "/health", kKeyB);
+    for (const json &f : after.body["findings"])
+        QVERIFY2(f["code"] != "release_overdue", after.raw.constData());
 }
 
 void TstRestReleaseRequests::anAgentWithNoBusinessIs403()

@@ -84,6 +84,19 @@ private slots:
         QTest::newRow("session too short")
             << QByteArray(R"({"etcd": {"sessionTtlSeconds": 1}})")
             << "\"etcd.sessionTtlSeconds\" must be a whole number from 2 to 600 (got 1)";
+        QTest::newRow("webhook without a secret")
+            << QByteArray(R"({"webhooks": {"endpoints": [{"url": "http:\/\/h\/x"}]}})")
+            << "\"webhooks.endpoints\" [0]: secret is required (the receiver checks "
+               "X-Leasehold-Signature with it)";
+        QTest::newRow("webhook with an unknown event")
+            << QByteArray(R"({"webhooks": {"endpoints": [{"url": "http:\/\/h\/x", "secret": )"
+                          R"("12345678", "events": ["boom"]}]}})")
+            << "\"webhooks.endpoints\" [0]: events: unknown event \"boom\" (known: deadlock, "
+               "expired, force_release, release_request, suspended, store, leader, "
+               "hot_resource)";
+        QTest::newRow("webhook retry too short")
+            << QByteArray(R"({"webhooks": {"retryForMs": 5}})")
+            << "\"webhooks.retryForMs\" must be a whole number from 1000 to 604800000 (got 5)";
         QTest::newRow("array") << QByteArray("[]") << "must be a JSON object of settings";
         QTest::newRow("not json") << QByteArray("port = 1") << "not JSON (illegal value at byte 1)";
     }

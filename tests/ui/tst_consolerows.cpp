@@ -27,6 +27,7 @@ private slots:
     void deadlockRefusalIsRememberedWithItsCycle();
     void cycleOfRichNamesIsShownAndExportedAsDecided();
     void expiryIsAnIncidentAndMarksTrust();
+    void anOverdueReleaseRequestIsAnIncident();
     void queueShowsParkedWaitsAndWants();
     void pinsAndAgentsFollowTheEngine();
     void ratesAreMeasuredOverASecond();
@@ -246,6 +247,29 @@ void TestConsoleRows::expiryIsAnIncidentAndMarksTrust()
     m_clock.advance(61'000);
     state.absorb(frame());
     QCOMPARE(trustRows(state).at(0).mark, RowMark::None);
+}
+
+void TestConsoleRows::anOverdueReleaseRequestIsAnIncident()
+{
+    m_engine->acquire(req("did:agent:a", {"lock:deploy"}, Mode::Write, 0, 600'000));
+    ReleaseRequestAsk ask;
+    ask.requester = "did:op:alice";
+    ask.byOperator = true;
+    ask.resource = name("lock:deploy");
+    ask.reason = "the hotfix needs it";
+    ask.urgency = Urgency::High;
+    ask.deadlineMs = 30'000;
+    QVERIFY(std::holds_alternative<ReleaseRequestInfo>(m_engine->raiseReleaseRequest(ask)));
+    ConsoleState state;
+    QVERIFY(state.absorb(frame()).empty()); // asked, not yet overdue
+    m_clock.advance(30'000);
+    m_engine->expireDue();
+    const std::vector<Incident> incidents = state.absorb(frame());
+    QCOMPARE(incidents.size(), 1u);
+    QCOMPARE(incidents[0].kind, Incident::Kind::Overdue);
+    QCOMPARE(incidents[0].agent, QStringLiteral("did:agent:a"));
+    QVERIFY2(incidents[0].text.contains("by did:op:alice (high urgency)"),
+             qPrintable(incidents[0].text));
 }
 
 void TestConsoleRows::queueShowsParkedWaitsAndWants()
