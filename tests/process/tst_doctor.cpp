@@ -30,6 +30,7 @@ private slots:
     void aHealthyInstanceHasNoFindings();
     void aGoneHolderIsFoundWithItsFix();
     void sweepChecksItsBoundAndADryRunChangesNothing();
+    void aReleaseRequestReachesWhyThenTheDoctorWhenOverdue();
     void aStoreUnderASmallQuotaIsFound();
 
 private:
@@ -39,6 +40,8 @@ private:
                          const QByteArray &config, QString *why);
     Run ctl(const QStringList &args);
     int acquire(const QByteArray &key, const QString &resource);
+    int post(const QByteArray &key, const QString &route, const QJsonObject &body,
+             QJsonObject *reply);
 
     QTemporaryDir m_dir;
     QProcess m_server;
@@ -97,6 +100,21 @@ int TstDoctor::acquire(const QByteArray &key, const QString &resource)
     return ctltest::acquire(m_net, m_url, key, resource, 600'000);
 }
 
+int TstDoctor::post(const QByteArray &key, const QString &route, const QJsonObject &body,
+                    QJsonObject *reply)
+{
+    QNetworkRequest request(QUrl(m_url + "/api/v1/acp/coordination" + route));
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    request.setRawHeader("Authorization", "Bearer " + key);
+    QNetworkReply *r = m_net.post(request, QJsonDocument(body).toJson());
+    QEventLoop loop;
+    connect(r, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    *reply = QJsonDocument::fromJson(r->readAll()).object();
+    r->deleteLater();
+    return r->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+}
+
 void TstDoctor::aHealthyInstanceHasNoFindings()
 {
     const Run r = ctl({"doctor"});
@@ -135,6 +153,67 @@ void TstDoctor::sweepChecksItsBoundAndADryRunChangesNothing()
     // Gone for seconds, not a minute: nobody yet, and the lease is still there.
     QVERIFY2(dry.out.contains("no holder has been gone for 1 min"), dry.out.constData());
     QCOMPARE(acquire(m_key, "lock:deploy/production"), 200); // still its own: an extension
+}
+
+// A holder inside `leasehold run` learns of a release request from `leasehold why` (what the run
+// tells its command); left unanswered past its deadline, the doctor names it with the lever that
+// ends it, and that lever works.
+void TstDoctor::aReleaseRequestReachesWhyThenTheDoctorWhenOverdue()
+{
+    const QByteArray holder = ctl({"keys", "add", "did:agent:busy"}).out.trimmed();
+    const QByteArray waiter = ctl({"keys", "add", "did:agent:hotfix"}).out.trimmed();
+    QVERIFY(!holder.isEmpty() && !waiter.isEmpty());
+    QCOMPARE(acquire(holder, "lock:release/train"), 200);
+    QCOMPARE(acquire(waiter, "lock:release/train"), 409);
+    QJsonObject asked;
+    QCOMPARE(post(waiter, "/release-request",
+                  {{"resource", "lock:release/train"},
+                   {"reason", "the hotfix must ship"},
+                   {"urgency", "high"},
+                   {"deadlineSeconds", 1}},
+                  &asked),
+             200);
+    const QString leaseId = asked["request"].toObject()["leaseId"].toString();
+    QVERIFY2(!leaseId.isEmpty(), QJsonDocument(asked).toJson().constData());
+
+    // `leasehold why` as the run's command would call it: the run's folder, the agent's key.
+    QTemporaryDir run;
+    QFile root(run.filePath("root"));
+    QVERIFY(root.open(QIODevice::WriteOnly));
+    root.write(QFile::encodeName(m_dir.path()));
+    root.close();
+    QProcess why;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("LEASEHOLD_RUN", run.path());
+    env.insert("LEASEHOLD_URL", m_url);
+    env.insert("LEASEHOLD_KEY", QString::fromLatin1(holder));
+    env.insert("LEASEHOLD_AGENT", "did:agent:busy");
+    why.setProcessEnvironment(env);
+    why.start(QStringLiteral(LEASEHOLD_BINARY), {"why"});
+    QVERIFY(why.waitForFinished(20'000));
+    QCOMPARE(why.exitCode(), 0);
+    const QByteArray told = why.readAllStandardOutput();
+    QVERIFY2(told.contains("did:agent:hotfix asks you to let go of lock:release/train (high "
+                           "urgency"),
+             told.constData());
+    QVERIFY2(told.contains("\"the hotfix must ship\""), told.constData());
+
+    // A second on, unanswered: overdue. Ask the doctor until it says so (bounded).
+    Run r;
+    QDeadlineTimer deadline(20'000);
+    do {
+        r = ctl({"doctor"});
+    } while (!r.out.contains("has not answered") && !deadline.hasExpired());
+    QVERIFY2(r.out.contains("did:agent:busy has not answered the high-urgency release request "
+                            "for lock:release/train by did:agent:hotfix"),
+             r.out.constData());
+    QVERIFY2(r.out.contains("fix: leasehold ctl release-lease " + leaseId.toLatin1()),
+             r.out.constData());
+    QCOMPARE(r.code, 1);
+    QCOMPARE(ctl({"release-lease", leaseId}).code, 0);
+    QCOMPARE(ctl({"release-lease", leaseId}).code, 1); // gone: refused, naming it
+    QVERIFY(!ctl({"doctor"}).out.contains("has not answered"));
+    QCOMPARE(acquire(waiter, "lock:release/train"), 200);
 }
 
 // The data directory on a file system of 8 MiB (a tmpfs mounted here, so root only), under the
