@@ -1,5 +1,6 @@
 #include "pathpattern.h"
 
+#include <algorithm>
 #include <deque>
 
 namespace leasehold {
@@ -138,6 +139,20 @@ std::optional<PathPattern::Segment> PathPattern::parseSegment(std::string_view t
     if (segment.elements.empty()) {
         *problem = "an empty segment";
         return std::nullopt;
+    }
+    // The extension: single known bytes (none a '.') back to an element that is exactly '.'.
+    // Every match ends with that dot and those bytes, so its last '.' is that one.
+    std::string tail;
+    for (auto e = segment.elements.rbegin(); e != segment.elements.rend(); ++e) {
+        if (e->run || e->chars.count() != 1)
+            break;
+        const char c = char(e->chars._Find_first());
+        if (c == '.') {
+            std::reverse(tail.begin(), tail.end());
+            segment.extension = std::move(tail);
+            break;
+        }
+        tail.push_back(c);
     }
     return segment;
 }

@@ -46,6 +46,9 @@ public:
         std::vector<Element> elements;      // when not anyDepth
         std::string text;                   // as written
         std::optional<std::string> literal; // unescaped, when it has no wildcard
+        // What follows the last '.' of every name it matches, when the glob fixes it: `*.ts`
+        // and `test_*.ts` give "ts"; `*.t?`, `*` and `[.]x` give nothing.
+        std::optional<std::string> extension;
     };
     // Where a match may stand after reading some leading segments of a name: bit i set when
     // the first i pattern segments can have been consumed. Cheap to copy; no allocation.

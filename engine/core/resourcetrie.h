@@ -45,12 +45,18 @@ struct SegmentEqual
 // alone; where a pattern is involved (an entry's or the question's) the two names are tested
 // exactly (ResourceName::overlaps), so patterns cost in proportion to the patterns met. A
 // pattern's own question walks the subtree of its literal prefix with its automaton and skips
-// every branch it cannot reach (no name there or below matches it, so nothing there collides).
+// every branch it cannot reach (no name there or below matches it, so nothing there collides),
+// and reads only the one child a literal segment names, or the children with the extension a
+// glob fixes.
 struct TrieNode
 {
     TrieNode *parent = nullptr;
     std::string segment;
     std::unordered_map<std::string, std::unique_ptr<TrieNode>, SegmentHash, SegmentEqual> children;
+    // The children with a '.' in their segment, by what follows the last one, so that a glob
+    // that fixes it (`*.ts`) reads only the children it can match, not every file of a folder.
+    std::unordered_map<std::string, std::vector<TrieNode *>, SegmentHash, SegmentEqual> byExtension;
+    std::size_t extensionSlot = 0; // this node's place in its parent's byExtension list
     std::vector<LeaseRecord *> leases;
     // By (ticket, index of the waiter's resource): FIFO order. One waiter may park twice on a
     // node, for two patterns with the same literal prefix.

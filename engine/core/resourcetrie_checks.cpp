@@ -39,12 +39,29 @@ bool checkNode(const TrieNode &node, SubtreeCounts &total)
             return false;
         ++mine.parked[classOf(w->exclusive[key.second])];
     }
+    // The extension index lists exactly the children with a '.', each at its own slot.
+    std::size_t indexed = 0;
+    for (const auto &[extension, list] : node.byExtension) {
+        if (list.empty())
+            return false;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const TrieNode *child = list[i];
+            if (child->parent != &node || child->extensionSlot != i ||
+                extensionOf(child->segment) != std::string_view(extension))
+                return false;
+        }
+        indexed += list.size();
+    }
+    std::size_t dotted = 0;
     for (const auto &entry : node.children) {
         if (entry.second->parent != &node)
             return false;
+        dotted += extensionOf(entry.first).has_value();
         if (!checkNode(*entry.second, mine))
             return false;
     }
+    if (dotted != indexed)
+        return false;
     if (mine.leases != node.subLeases || mine.parked != node.subParked ||
         mine.wants != node.subWants)
         return false;

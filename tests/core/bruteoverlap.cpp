@@ -8,7 +8,9 @@ namespace leasehold::test {
 namespace {
 
 const std::vector<std::string> kSchemes = {"lock", "fs"};
-const std::vector<std::string> kSegments = {"a", "b", "1", "2", "src", "x", "y", "z", "c"};
+// "a.ts" and "c.cpp": names with an extension, for the globs that fix one (`*.ts`).
+const std::vector<std::string> kSegments = {"a", "b", "1", "2",    "src",  "x",
+                                            "y", "z", "c", "a.ts", "c.cpp"};
 
 // One character class at text[i] == '['; returns the index after ']' and whether c is in it.
 std::size_t inClass(std::string_view text, std::size_t i, char c, bool &in)

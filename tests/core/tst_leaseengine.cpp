@@ -26,6 +26,7 @@ private slots:
     void readsShareWritesExclude_data();
     void readsShareWritesExclude();
     void exclusivePatternMakesReadsExclusive();
+    void aGlobByExtensionFindsItsNamesAsFilesComeAndGo();
     void ancestorsAndDescendantsConflict();
     void tokensStrictlyIncrease();
     void leaseIdsAreUnguessableAndUnique();
@@ -195,6 +196,30 @@ void TstLeaseEngine::exclusivePatternMakesReadsExclusive()
     // A shared read on the folder still collides with the exclusive read below it.
     QVERIFY(!isGrant(m_engine->acquire(req("c", {"data"}, Mode::Read))));
     QVERIFY(isGrant(m_engine->acquire(req("c", {"data/notes.txt"}, Mode::Read))));
+}
+
+// A glob that fixes an extension (`*.ts`) reads only the children with it: the trie's index of
+// them follows names as they come and go, the removal of emptied nodes (past the idle cap) too.
+void TstLeaseEngine::aGlobByExtensionFindsItsNamesAsFilesComeAndGo()
+{
+    auto file = [](int i) { return "big/f" + std::to_string(i) + (i % 3 ? ".cpp" : ".d.ts"); };
+    for (int i = 0; i < 3000; ++i)
+        QVERIFY(isGrant(m_engine->acquire(req("a", {file(i)}))));
+    QCOMPARE(refusalOf(m_engine->acquire(req("b", {"big/*.ts"}))).holder, std::string("a"));
+    QCOMPARE(refusalOf(m_engine->acquire(req("b", {"big/f3*.d.ts"}))).holder, std::string("a"));
+    QVERIFY(isGrant(m_engine->acquire(req("b", {"big/*.h"}))));
+    QVERIFY(isGrant(m_engine->acquire(req("b", {"big/*.ts?"}))));
+    // All but one .ts file released: their nodes leave the trie, and its index with them.
+    std::vector<ResourceName> gone;
+    for (int i = 0; i < 3000; ++i)
+        if (i != 2997)
+            gone.push_back(name(file(i)));
+    m_engine->release("a", gone);
+    m_engine->checkInvariants();
+    QCOMPARE(refusalOf(m_engine->acquire(req("b", {"big/*.ts"}))).heldResource,
+             std::string("fs:big/f2997.d.ts"));
+    m_engine->release("a", {name(file(2997))});
+    QVERIFY(isGrant(m_engine->acquire(req("b", {"big/*.ts"}))));
 }
 
 void TstLeaseEngine::ancestorsAndDescendantsConflict()

@@ -63,11 +63,14 @@ struct Driver
     {
         // Plain names and patterns (bruteoverlap.h decides their overlaps independently); the
         // whole workspace last, drawn rarely. `src/*/z` and `lock:*/1`: a literal after a
-        // wildcard, which the trie looks up instead of reading every child.
-        static const char *names[] = {"lock:a",   "lock:a/1",  "lock:a/2",    "lock:b",  "lock:b/1",
-                                      "fs:src",   "src/x",     "src/y",       "src/x/z", "lock:*/1",
-                                      "lock:a/*", "lock:**/2", "lock:[ab]",   "src/*",   "src/**/z",
-                                      "src/*/z",  "fs:**/y",   "lock:?/[!1]", "fs:."};
+        // wildcard, which the trie looks up instead of reading every child; `src/*/*.ts`: a
+        // fixed extension, which it reads from its index of children by extension.
+        static const char *names[] = {
+            "lock:a",      "lock:a/1",    "lock:a/2", "lock:b",      "lock:b/1",
+            "fs:src",      "src/x",       "src/y",    "src/x/z",     "src/x/a.ts",
+            "src/y/a.ts",  "src/x/c.cpp", "lock:*/1", "lock:a/*",    "lock:**/2",
+            "lock:[ab]",   "src/*",       "src/**/z", "src/*/z",     "src/*/*.ts",
+            "src/**/*.ts", "src/x/*.cpp", "fs:**/y",  "lock:?/[!1]", "fs:."};
         return name(names[pick(std::size(names) - (chance(97) ? 1 : 0))]);
     }
     std::vector<ResourceName> resources(std::size_t max)

@@ -76,6 +76,7 @@ private slots:
     void collisions();
     void collisionsAgreeWithBruteForce();
     void literalPrefix();
+    void extensionIsWhatEveryMatchEndsWith();
 };
 
 void TstPathPattern::malformedPatternsAreRefused_data()
@@ -297,6 +298,28 @@ void TstPathPattern::literalPrefix()
     QVERIFY(PathPattern::isPattern("src/*.ts"));
     QVERIFY(!PathPattern::isPattern("src/a\\*b"));
     QVERIFY(!PathPattern::isPattern("src/app.cpp"));
+}
+
+void TstPathPattern::extensionIsWhatEveryMatchEndsWith()
+{
+    auto extension = [](const char *glob) {
+        return pattern(QString::fromLatin1(glob)).segments().back().extension;
+    };
+    QCOMPARE(extension("src/*.ts"), std::optional<std::string>("ts"));
+    QCOMPARE(extension("test_*.d.ts"), std::optional<std::string>("ts"));
+    QCOMPARE(extension("*.[t]s"), std::optional<std::string>("ts")); // a class of one byte
+    QCOMPARE(extension("x*."), std::optional<std::string>(""));
+    QCOMPARE(extension("*\\.ts"), std::optional<std::string>("ts")); // an escaped dot is a dot
+    QCOMPARE(extension("*.t?"), std::nullopt);
+    QCOMPARE(extension("*.t*"), std::nullopt);
+    QCOMPARE(extension("*[.]ts"), std::optional<std::string>("ts"));
+    QCOMPARE(extension("*[.x]ts"), std::nullopt); // maybe no dot at all
+    QCOMPARE(extension("*"), std::nullopt);
+    QCOMPARE(extension("src/**"), std::nullopt);
+    // Every name it matches has that extension.
+    const PathPattern p = pattern(QStringLiteral("*.[t]s"));
+    QVERIFY(p.matches({"a.b.ts"}));
+    QVERIFY(!p.matches({"a.ts.x"}));
 }
 
 QTEST_MAIN(TstPathPattern)
