@@ -237,7 +237,7 @@ json WebhookDispatcher::list(int recentPerEndpoint) const
             recent.push_back(deliveryJson(d));
         const auto unsaved =
             std::count_if(m_unsaved.begin(), m_unsaved.end(),
-                          [&](const WebhookDelivery &d) { return d.endpoint == id; });
+                          [&id = id](const WebhookDelivery &d) { return d.endpoint == id; });
         out.push_back({{"id", id},
                        {"url", e.url},
                        {"events", e.events.empty() ? json::array({"all"}) : json(e.events)},
