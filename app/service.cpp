@@ -280,6 +280,8 @@ HealthFacts Service::healthFacts() const
     h.clusterLeader = c.leader;
     h.clusterLapsed = c.lapsed;
     h.clusterProblem = c.problem;
+    if (!m_leading && m_clusterStore)
+        h.clusterFollowAgeMs = m_clusterStore->followAgeMs();
     h.lastHour = m_host->incidentsLastHour();
     if (m_webhooks)
         h.webhooks = m_webhooks->troubles();

@@ -75,6 +75,9 @@ public:
     bool follow(std::string *error, int everyMs = 500);
     // The last ledger event the local ledger holds (or has been handed) from the ring.
     std::uint64_t followedSeq() const { return m_followedSeq.load(); }
+    // Standing by: how long ago the local ledger last caught up with the ring (the health
+    // check's cluster lag); -1 before it first has.
+    std::int64_t followAgeMs() const;
 
     std::optional<StoredState> load(std::string *error) override;
     std::uint64_t submit(StoreOps &ops) override;
@@ -121,6 +124,7 @@ private:
 
     bool m_localOpen = false; // the local ledger is loaded (by follow() or load())
     std::atomic<std::uint64_t> m_followedSeq{0};
+    std::atomic<std::int64_t> m_caughtUpAt{-1}; // steady clock, ms
     std::thread m_follower;
     bool m_stopFollowing = false;
 

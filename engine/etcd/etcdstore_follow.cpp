@@ -6,6 +6,8 @@
 
 #include <QLoggingCategory>
 
+#include <chrono>
+
 Q_DECLARE_LOGGING_CATEGORY(lcEtcdStore)
 
 namespace leasehold::etcd {
@@ -14,7 +16,20 @@ namespace {
 
 constexpr std::int64_t kPage = 16; // runs of the ring read per call (each up to 256 events)
 
+std::int64_t steadyMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
 } // namespace
+
+std::int64_t EtcdStore::followAgeMs() const
+{
+    const std::int64_t at = m_caughtUpAt.load();
+    return at < 0 ? -1 : steadyMs() - at;
+}
 
 bool EtcdStore::openLocal(std::string *error)
 {
@@ -99,8 +114,10 @@ bool EtcdStore::copyRing(Client &client, std::string *error)
         if (!page.empty())
             m_ledger->submit(page);
         m_followedSeq.store(seq);
-        if (std::int64_t(events->size()) < kPage)
+        if (std::int64_t(events->size()) < kPage) {
+            m_caughtUpAt.store(steadyMs());
             return true;
+        }
         from = events->back().key + '\0'; // on past this page, read or not
     }
 }

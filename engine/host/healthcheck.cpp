@@ -17,6 +17,8 @@ constexpr std::int64_t kMiB = 1024 * 1024;
 constexpr TimeMs kExpiringSoonMs = 10'000;
 // A wait this long is worth a line.
 constexpr TimeMs kLongWaitMs = 10'000;
+// A standby's ledger copy this far behind etcd is worth a line (it follows every 500 ms).
+constexpr std::int64_t kClusterLagMs = 10'000;
 
 QString q(const std::string &s)
 {
@@ -72,6 +74,16 @@ void cluster(const HealthFacts &f, std::vector<HealthFinding> &out)
                        "cluster",
                        QStringLiteral("the cluster has no leader this instance knows of"),
                        QStringLiteral("check etcd: etcdctl endpoint health"),
+                       {}});
+    // A standby serves ledger reads from its own copy, kept up with etcd's every half second.
+    if (f.clusterRole == "standby" && f.clusterFollowAgeMs > kClusterLagMs)
+        out.push_back({HealthSeverity::Warning,
+                       "cluster_lag",
+                       QStringLiteral("this standby's copy of the ledger last caught up with "
+                                      "etcd %1 ago: its ledger reads lag behind the leader's")
+                           .arg(formatDuration(f.clusterFollowAgeMs)),
+                       QStringLiteral("check etcd from this machine: etcdctl endpoint health "
+                                      "(the log says why the ledger cannot be read)"),
                        {}});
     if (!f.clusterProblem.empty())
         out.push_back({HealthSeverity::Warning,

@@ -84,6 +84,7 @@ struct HealthFacts
     std::string clusterLeader;  // known leader's URL
     bool clusterLapsed = false; // leading, but its etcd session unconfirmed
     std::string clusterProblem;
+    std::int64_t clusterFollowAgeMs = -1; // a standby: since its ledger copy last caught up
     IncidentWindow::Counts lastHour;
     std::vector<WebhookTrouble> webhooks;
 };

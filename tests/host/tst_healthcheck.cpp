@@ -173,6 +173,19 @@ void TstHealthCheck::aClusterWithoutALeaderIsCritical()
     const auto found = healthFindings({}, f, kNow);
     QCOMPARE(found.size(), std::size_t(1));
     QVERIFY(found[0].what.contains("cannot confirm its etcd session"));
+    // A standby whose ledger copy has not caught up with etcd for long: its lag is named.
+    HealthFacts standby;
+    standby.clustered = true;
+    standby.clusterRole = "standby";
+    standby.clusterLeader = "http://10.0.0.1:7878";
+    standby.clusterFollowAgeMs = 700;
+    QVERIFY(healthFindings({}, standby, kNow).empty());
+    standby.clusterFollowAgeMs = 45'000;
+    const auto lag = healthFindings({}, standby, kNow);
+    QCOMPARE(codes(lag), QStringList{"cluster_lag"});
+    QVERIFY2(lag[0].what.contains("last caught up with etcd 45 s ago"), qPrintable(lag[0].what));
+    f.clusterFollowAgeMs = 45'000; // a leader writes the ledger itself: no lag to speak of
+    QCOMPARE(codes(healthFindings({}, f, kNow)), QStringList{"cluster"});
 }
 
 void TstHealthCheck::theLastHourCountsByMinuteAndForgetsOlder()
