@@ -4,6 +4,7 @@
 
 #include "ctlcommands.h"
 #include "texttable.h"
+#include "webhooklevers.h"
 #include "wording.h"
 
 #include <QCommandLineParser>
@@ -17,23 +18,6 @@ using nlohmann::json;
 namespace {
 
 const QString kRoute = QLatin1String(ServiceClient::kBase) + QStringLiteral("/admin/webhooks");
-
-// "delivered 3s ago (HTTP 200)", "pending, 4 attempts (HTTP 503)": a delivery for a table.
-QString deliveryText(const json &d, std::int64_t now)
-{
-    const std::string state = d.value("state", "");
-    QString out = QString::fromStdString(state);
-    const json done = d.value("doneAt", json());
-    if (done.is_number_integer())
-        out += QStringLiteral(" %1 ago").arg(formatDuration(now - done.get<std::int64_t>()));
-    const std::int64_t attempts = d.value("attempts", std::int64_t(0));
-    if (state != "delivered" && attempts > 0)
-        out += QStringLiteral(", ") + countOf(attempts, "attempt", "attempts");
-    const json error = d.value("lastError", json());
-    if (state != "delivered" && error.is_string())
-        out += QStringLiteral(" (") + QString::fromStdString(error.get<std::string>()) + ")";
-    return out;
-}
 
 } // namespace
 
@@ -70,7 +54,7 @@ CtlExit CtlCommands::webhooks(const QStringList &args)
                        events.join(','), cellText(w.value("format", json())),
                        cellText(w.value("secret", json())), cellText(w.value("pending", json())),
                        cellText(w.value("delivered", json())), cellText(w.value("failed", json())),
-                       recent.empty() ? QStringLiteral("-") : deliveryText(recent[0], now)});
+                       recent.empty() ? QStringLiteral("-") : webhookDeliveryText(recent[0], now)});
         }
         m_out << table.render();
         return CtlExit::Ok;
@@ -143,7 +127,7 @@ CtlExit CtlCommands::followTest(const QString &id, const QString &deliveryId)
         m_out << "test delivery " << deliveryId << " queued; not tried yet (ctl webhooks list)\n";
     } else {
         m_out << "test delivery " << deliveryId << ": "
-              << deliveryText(found, QDateTime::currentMSecsSinceEpoch()) << "\n";
+              << webhookDeliveryText(found, QDateTime::currentMSecsSinceEpoch()) << "\n";
     }
     return found.is_object() && found.value("state", "") == "delivered" ? CtlExit::Ok
                                                                         : CtlExit::Refused;

@@ -13,19 +13,8 @@ namespace {
 
 QString deliveryLine(const json &d, std::int64_t now)
 {
-    const std::string state = d.value("state", "");
-    QString out = QString::fromStdString(d.value("event", "")) + QStringLiteral(": ") +
-                  QString::fromStdString(state);
-    const json done = d.value("doneAt", json());
-    if (done.is_number_integer())
-        out += QStringLiteral(" %1 ago").arg(formatDuration(now - done.get<std::int64_t>()));
-    const std::int64_t attempts = d.value("attempts", std::int64_t(0));
-    if (state != "delivered" && attempts > 0)
-        out += QStringLiteral(", ") + countOf(attempts, "attempt", "attempts");
-    const json error = d.value("lastError", json());
-    if (state != "delivered" && error.is_string())
-        out += QStringLiteral(" (%1)").arg(QString::fromStdString(error.get<std::string>()));
-    return out;
+    return QString::fromStdString(d.value("event", "")) + QStringLiteral(": ") +
+           webhookDeliveryText(d, now);
 }
 
 ConsoleWebhooks fromJson(const json &all)
@@ -88,4 +77,20 @@ WebhookLevers webhookLevers(Webhooks &webhooks, QObject *context)
             context, std::move(done));
     };
     return levers;
+}
+
+QString webhookDeliveryText(const json &d, std::int64_t now)
+{
+    const std::string state = d.value("state", "");
+    QString out = QString::fromStdString(state);
+    const json done = d.value("doneAt", json());
+    if (done.is_number_integer())
+        out += QStringLiteral(" %1 ago").arg(formatDuration(now - done.get<std::int64_t>()));
+    const std::int64_t attempts = d.value("attempts", std::int64_t(0));
+    if (state != "delivered" && attempts > 0)
+        out += QStringLiteral(", ") + countOf(attempts, "attempt", "attempts");
+    const json error = d.value("lastError", json());
+    if (state != "delivered" && error.is_string())
+        out += QStringLiteral(" (%1)").arg(QString::fromStdString(error.get<std::string>()));
+    return out;
 }

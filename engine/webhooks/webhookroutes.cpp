@@ -122,47 +122,47 @@ void addWebhookRoutes(HttpFront &front, EngineHost &host, Webhooks *webhooks)
                            return reply;
                        });
                    });
-    front.addRoute("POST", base + QStringLiteral("/remove"), Access::Admin,
-                   QStringLiteral("Remove a webhook endpoint added at run time: {id}"),
-                   [=](const RestCall &call, const Respond &respond, Deferral &) {
-                       const std::optional<json> body = adminBody(call, respond);
-                       std::optional<std::string> id = body ? idFrom(*body, respond) : std::nullopt;
-                       if (!id)
-                           return;
-                       if (!webhooks)
-                           return unavailable(respond);
-                       answer(respond, [id = std::move(*id)](WebhookDispatcher &d) {
-                           std::string error;
-                           int status = 404;
-                           if (!d.remove(id, &error, &status))
-                               return RestApi::problem(
-                                   status, status == 404 ? "not_found" : "configured", error);
-                           HttpReply reply;
-                           reply.body = {{"ok", true}, {"removed", id}};
-                           return reply;
+    // The routes that name one endpoint: {id}, then `work` on the delivery thread.
+    auto byId = [=,
+                 &front](const QString &path, const QString &summary,
+                         std::function<HttpReply(WebhookDispatcher &, const std::string &)> work) {
+        front.addRoute("POST", base + path, Access::Admin, summary,
+                       [=](const RestCall &call, const Respond &respond, Deferral &) {
+                           const std::optional<json> body = adminBody(call, respond);
+                           std::optional<std::string> id =
+                               body ? idFrom(*body, respond) : std::nullopt;
+                           if (!id)
+                               return;
+                           if (!webhooks)
+                               return unavailable(respond);
+                           answer(respond, [work, id = std::move(*id)](WebhookDispatcher &d) {
+                               return work(d, id);
+                           });
                        });
-                   });
-    front.addRoute("POST", base + QStringLiteral("/test"), Access::Admin,
-                   QStringLiteral("Queue a test delivery to a webhook endpoint: {id}"),
-                   [=](const RestCall &call, const Respond &respond, Deferral &) {
-                       const std::optional<json> body = adminBody(call, respond);
-                       std::optional<std::string> id = body ? idFrom(*body, respond) : std::nullopt;
-                       if (!id)
-                           return;
-                       if (!webhooks)
-                           return unavailable(respond);
-                       answer(respond, [id = std::move(*id)](WebhookDispatcher &d) {
-                           const std::optional<std::string> delivery = d.test(id);
-                           if (!delivery)
-                               return RestApi::problem(404, "not_found",
-                                                       "no webhook " + id +
-                                                           " (see ctl webhooks list)");
-                           HttpReply reply;
-                           reply.status = 202;
-                           reply.body = {{"ok", true}, {"id", id}, {"deliveryId", *delivery}};
-                           return reply;
-                       });
-                   });
+    };
+    byId(QStringLiteral("/remove"),
+         QStringLiteral("Remove a webhook endpoint added at run time: {id}"),
+         [](WebhookDispatcher &d, const std::string &id) {
+             std::string error;
+             int status = 404;
+             if (!d.remove(id, &error, &status))
+                 return RestApi::problem(status, status == 404 ? "not_found" : "configured", error);
+             HttpReply reply;
+             reply.body = {{"ok", true}, {"removed", id}};
+             return reply;
+         });
+    byId(QStringLiteral("/test"),
+         QStringLiteral("Queue a test delivery to a webhook endpoint: {id}"),
+         [](WebhookDispatcher &d, const std::string &id) {
+             const std::optional<std::string> delivery = d.test(id);
+             if (!delivery)
+                 return RestApi::problem(404, "not_found",
+                                         "no webhook " + id + " (see ctl webhooks list)");
+             HttpReply reply;
+             reply.status = 202;
+             reply.body = {{"ok", true}, {"id", id}, {"deliveryId", *delivery}};
+             return reply;
+         });
 }
 
 } // namespace leasehold

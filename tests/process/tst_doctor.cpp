@@ -103,16 +103,7 @@ int TstDoctor::acquire(const QByteArray &key, const QString &resource)
 int TstDoctor::post(const QByteArray &key, const QString &route, const QJsonObject &body,
                     QJsonObject *reply)
 {
-    QNetworkRequest request(QUrl(m_url + "/api/v1/acp/coordination" + route));
-    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-    request.setRawHeader("Authorization", "Bearer " + key);
-    QNetworkReply *r = m_net.post(request, QJsonDocument(body).toJson());
-    QEventLoop loop;
-    connect(r, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-    *reply = QJsonDocument::fromJson(r->readAll()).object();
-    r->deleteLater();
-    return r->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    return ctltest::post(m_net, m_url, key, route, body, reply);
 }
 
 void TstDoctor::aHealthyInstanceHasNoFindings()

@@ -16,6 +16,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "ctlprocess.h"
 #include "webhookreceiver.h"
 
 #include <algorithm>
@@ -151,17 +152,7 @@ Run TstWebhooksProcess::ctl(const QString &url, const QString &dataDir, const QS
 int TstWebhooksProcess::post(const QString &url, const QByteArray &key, const QString &path,
                              const QJsonObject &body, QJsonObject *reply)
 {
-    QNetworkRequest request(QUrl(url + "/api/v1/acp/coordination" + path));
-    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-    request.setRawHeader("Authorization", "Bearer " + key);
-    QNetworkReply *r = m_net.post(request, QJsonDocument(body).toJson());
-    QEventLoop loop;
-    connect(r, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-    if (reply)
-        *reply = QJsonDocument::fromJson(r->readAll()).object();
-    r->deleteLater();
-    return r->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    return ctltest::post(m_net, url, key, path, body, reply);
 }
 
 void TstWebhooksProcess::ctlAddsListsTestsAndRemoves()
