@@ -3,7 +3,7 @@
 
 #include "fscli.h"
 
-#include "guardcli.h"
+#include "guardflags.h"
 #include "hookwords.h"
 #include "refusallog.h"
 #include "refusals.h"

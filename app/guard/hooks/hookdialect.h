@@ -1,6 +1,7 @@
 #pragma once
 
 #include "hookevent.h"
+#include "hookjson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,7 +40,7 @@ public:
     virtual QStringList projectDirVariables() const = 0;
 
     // The call goes ahead with nothing said (the agent's own permission flow goes on).
-    virtual HookAnswer allow(const HookEvent &event) const;
+    virtual HookAnswer allow(const HookEvent &) const { return {}; }
     // The call is not made; the model reads `reason`.
     virtual HookAnswer deny(const HookEvent &event, const QString &reason) const = 0;
     // The call goes ahead; the user is told `message` (the hook could not judge it).
@@ -47,26 +48,8 @@ public:
     // A post-tool answer: `text` is added to what the model reads of the call's result.
     virtual HookAnswer addContext(const HookEvent &event, const QString &text) const = 0;
 
-    // The dialect called `name`, or nullptr.
+    // The dialect called `name`, or nullptr (the registry: dialects.cpp).
     static const HookDialect *find(const QString &name);
     // Every dialect's name, in the order the docs list them.
     static QStringList names();
 };
-
-namespace hookjson {
-// A field's text, or "" when it is missing or not a string.
-QString text(const nlohmann::json &object, const char *field);
-// The first of `fields` that holds text.
-QString firstText(const nlohmann::json &object, std::initializer_list<const char *> fields);
-// A field's value when it is an object, else an empty object.
-const nlohmann::json &object(const nlohmann::json &value, const char *field);
-// A field's whole number, or -1 when it is missing or not one.
-qint64 number(const nlohmann::json &object, const char *field);
-// A shell tool's command: a string, or an argument list whose script is its last element
-// ("bash", "-lc", "...").
-QString command(const nlohmann::json &value);
-// The compact JSON of `value`, as a fingerprint of a call's input.
-QString fingerprint(const nlohmann::json &value);
-// `value` as one line of JSON for stdout.
-QByteArray line(const nlohmann::json &value);
-} // namespace hookjson

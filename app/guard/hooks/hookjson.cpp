@@ -1,6 +1,4 @@
-#include "hookdialect.h"
-
-#include "dialects.h"
+#include "hookjson.h"
 
 using nlohmann::json;
 
@@ -75,24 +73,3 @@ QByteArray line(const json &value)
 }
 
 } // namespace hookjson
-
-HookAnswer HookDialect::allow(const HookEvent &) const
-{
-    return {};
-}
-
-const HookDialect *HookDialect::find(const QString &name)
-{
-    for (const HookDialect *d : {&claudeCodeDialect(), &codexDialect(), &geminiDialect(),
-                                 &copilotDialect(), &qwenDialect(), &opencodeDialect()}) {
-        if (d->name() == name)
-            return d;
-    }
-    return nullptr;
-}
-
-QStringList HookDialect::names()
-{
-    return {QStringLiteral("claude-code"), QStringLiteral("codex"), QStringLiteral("gemini"),
-            QStringLiteral("copilot"),     QStringLiteral("qwen"),  QStringLiteral("opencode")};
-}

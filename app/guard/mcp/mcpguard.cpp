@@ -1,8 +1,10 @@
 // McpGuard: routing between the client, the inner server and the central Leasehold.
 
 #include "mcpguard.h"
+#include "mcpreplies.h"
 
 using nlohmann::json;
+using namespace mcpreply;
 
 namespace {
 
@@ -22,37 +24,6 @@ McpGuard::McpGuard(Settings settings, Send toClient, Send toInner, QObject *pare
     , m_service(m_settings.service)
     , m_central(m_settings.service)
 {}
-
-bool McpGuard::isLockTool(const std::string &name)
-{
-    return name == "lock_acquire" || name == "lock_release" || name == "lock_status";
-}
-
-bool McpGuard::isLockCall(const json &message)
-{
-    return message.is_object() && message.value("method", json()) == "tools/call" &&
-           message.contains("params") && message["params"].is_object() &&
-           message["params"].value("name", json()).is_string() &&
-           isLockTool(message["params"]["name"].get<std::string>());
-}
-
-json McpGuard::toolError(const json &id, const QString &text, json details)
-{
-    json result = {{"content", json::array({{{"type", "text"}, {"text", text.toStdString()}}})},
-                   {"isError", true}};
-    // Not structuredContent: a client checks that against the inner tool's output schema, which
-    // a refusal of the guard's does not follow. The details travel in _meta instead.
-    if (!details.is_null())
-        result["_meta"] = {{"leasehold", std::move(details)}};
-    return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-}
-
-json McpGuard::rpcError(const json &id, int code, const QString &text)
-{
-    return {{"jsonrpc", "2.0"},
-            {"id", id},
-            {"error", {{"code", code}, {"message", text.toStdString()}}}};
-}
 
 void McpGuard::fromClient(const json &message)
 {
@@ -176,39 +147,4 @@ void McpGuard::runBatch(const std::shared_ptr<BatchRun> &run, std::size_t lock)
     }
     for (const auto &[m, slot] : run->rest)
         request(m, batchAnswer(run, slot));
-}
-
-void McpGuard::forward(const json &message, Reply reply, std::function<json(json)> adjust,
-                       bool toolCall)
-{
-    const json id = message["id"];
-    if (!m_innerDead.isEmpty())
-        return reply(toolCall ? toolError(id, m_innerDead) : rpcError(id, -32603, m_innerDead));
-    m_inner[key(id)] = {std::move(reply), std::move(adjust), toolCall};
-    m_toInner(message);
-}
-
-void McpGuard::fromInner(const json &message)
-{
-    if (message.is_object() && message.contains("id") && !message.contains("method")) {
-        const auto it = m_inner.find(key(message["id"]));
-        if (it == m_inner.end())
-            return; // an answer nobody waits for (a cancelled call's)
-        InnerCall call = std::move(it->second);
-        m_inner.erase(it);
-        return call.reply(call.adjust ? call.adjust(message) : message);
-    }
-    m_toClient(message); // the inner server's own requests and notifications
-}
-
-void McpGuard::innerDied(const QString &why)
-{
-    m_innerDead = why;
-    auto waiting = std::move(m_inner);
-    m_inner.clear();
-    for (auto &[id, call] : waiting) {
-        const json rid = json::parse(id);
-        json response = call.toolCall ? toolError(rid, why) : rpcError(rid, -32603, why);
-        call.reply(call.adjust ? call.adjust(response) : response);
-    }
 }

@@ -2,8 +2,10 @@
 // tools (the central Leasehold's), and the enforced tools.
 
 #include "mcpguard.h"
+#include "mcpreplies.h"
 
 using nlohmann::json;
+using namespace mcpreply;
 
 namespace {
 

@@ -85,13 +85,6 @@ private:
     // Tells the service the agent is here, when it has not heard from this guard for a while.
     void keepPresent();
 
-    static bool isLockTool(const std::string &name);
-    static bool isLockCall(const nlohmann::json &message);
-    // An isError result; `details` (the service's refusal) go in _meta.leasehold.
-    static nlohmann::json toolError(const nlohmann::json &id, const QString &text,
-                                    nlohmann::json details = {});
-    static nlohmann::json rpcError(const nlohmann::json &id, int code, const QString &text);
-
     Settings m_settings;
     WorkspacePaths m_paths;
     Send m_toClient;
