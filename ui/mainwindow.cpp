@@ -1,4 +1,5 @@
-// MainWindow: layout, frames, status bar and settings. The levers are in mainwindow_levers.cpp.
+// MainWindow: layout, frames, status bar and settings. The levers are in mainwindow_levers.cpp,
+// the views by name in mainwindow_views.cpp, the moves between views in mainwindow_navigation.cpp.
 
 #include "mainwindow.h"
 
@@ -109,31 +110,6 @@ MainWindow::MainWindow(EngineLink *link, QWidget *parent)
 }
 
 MainWindow::~MainWindow() = default;
-
-TablePage *MainWindow::addTable(const QString &name, std::vector<TableColumn> columns,
-                                RowBuilder rows, RowCount count, QSortFilterProxyModel *proxy)
-{
-    auto *model = new SnapshotTableModel(std::move(columns), this);
-    auto *page = new TablePage(name, model, proxy, m_stack);
-    m_stack->addWidget(page);
-    m_tables.push_back({model, page, rows, addNavItem(name), count});
-    return page;
-}
-
-QList<TablePage *> MainWindow::pages() const
-{
-    QList<TablePage *> all;
-    for (const Table &t : m_tables)
-        all << t.page;
-    return all << m_ledgerPage;
-}
-
-QListWidgetItem *MainWindow::addNavItem(const QString &name)
-{
-    auto *item = new QListWidgetItem(name, m_nav);
-    item->setData(Qt::UserRole, name);
-    return item;
-}
 
 void MainWindow::buildViews()
 {
@@ -255,38 +231,6 @@ void MainWindow::buildStatusBar()
     m_strict = label("strict");
     m_live = label("live");
     m_latency = label("latency");
-}
-
-void MainWindow::showView(const QString &name)
-{
-    for (int i = 0; i < m_nav->count(); ++i) {
-        if (m_nav->item(i)->data(Qt::UserRole).toString() == name)
-            m_nav->setCurrentRow(i);
-    }
-}
-
-TablePage *MainWindow::page(const QString &name) const
-{
-    for (TablePage *p : pages()) {
-        if (p->name() == name)
-            return p;
-    }
-    return nullptr;
-}
-
-SnapshotTableModel *MainWindow::model(const QString &name) const
-{
-    for (const Table &t : m_tables) {
-        if (t.page->name() == name)
-            return t.model;
-    }
-    return nullptr;
-}
-
-std::int64_t MainWindow::engineNow() const
-{
-    const ConsoleFrame *f = m_state.frame();
-    return f ? f->snapshot.at + (m_sinceFrame.isValid() ? m_sinceFrame.elapsed() : 0) : 0;
 }
 
 void MainWindow::applyFrame(ConsoleFramePtr frame)

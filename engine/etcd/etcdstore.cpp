@@ -4,7 +4,7 @@
 
 #include <QLoggingCategory>
 
-Q_LOGGING_CATEGORY(lcEtcdStore, "leasehold.etcd")
+Q_DECLARE_LOGGING_CATEGORY(lcEtcdStore)
 
 namespace leasehold::etcd {
 
@@ -17,11 +17,6 @@ EtcdStore::EtcdStore(Options options, QObject *parent)
 EtcdStore::~EtcdStore()
 {
     close();
-}
-
-std::string EtcdStore::key(const char *kind, const std::string &name) const
-{
-    return m_options.prefix + kind + name;
 }
 
 void EtcdStore::setFence(const Compare &fence)
@@ -116,17 +111,6 @@ void EtcdStore::setDurableCallback(std::function<void(std::uint64_t)> callback)
     m_onDurable = std::move(callback);
 }
 
-void EtcdStore::setHealthCallback(std::function<void(const StoreHealth &)> callback)
-{
-    m_onHealth = std::move(callback);
-}
-
-StoreHealth EtcdStore::health() const
-{
-    std::lock_guard lock(m_mutex);
-    return m_health;
-}
-
 std::vector<LedgerEvent> EtcdStore::ledger(std::uint64_t since, std::size_t limit,
                                            const LedgerFilter &filter)
 {
@@ -152,51 +136,6 @@ StoreStats EtcdStore::stats() const
     s.lostOps = m_lost.load();
     s.commitTimes = m_commitTimes.counts();
     return s;
-}
-
-void EtcdStore::setLapsed(bool lapsed)
-{
-    std::unique_lock lock(m_mutex);
-    m_lapsed = lapsed;
-    publishHealth(lock);
-}
-
-void EtcdStore::reportHealth(const StoreHealth &health)
-{
-    std::unique_lock lock(m_mutex);
-    m_writerHealth = health;
-    publishHealth(lock);
-}
-
-void EtcdStore::publishHealth(std::unique_lock<std::mutex> &lock)
-{
-    const StoreHealth health =
-        m_lapsed && m_writerHealth.ok()
-            ? StoreHealth{StoreHealth::Problem::EtcdUnavailable,
-                          "this leader cannot renew its etcd session in time"}
-            : m_writerHealth;
-    if (m_health == health)
-        return;
-    m_health = health;
-    lock.unlock();
-    if (health.ok())
-        qCInfo(lcEtcdStore) << "etcd takes writes again";
-    else
-        qCCritical(lcEtcdStore) << "cannot write to etcd:" << health.phrase() << "-"
-                                << health.detail.c_str();
-    // Two threads publish (the writer and the election through setLapsed), so their queued
-    // calls can arrive in the other order than their changes: deliver what holds now, once.
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-            const StoreHealth now = this->health();
-            if (now == m_delivered)
-                return;
-            m_delivered = now;
-            if (m_onHealth)
-                m_onHealth(now);
-        },
-        Qt::QueuedConnection);
 }
 
 void EtcdStore::close()

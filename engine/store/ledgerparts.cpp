@@ -71,14 +71,6 @@ std::vector<std::uint64_t> list(const QSqlDatabase &db, const char *schema)
     return parts;
 }
 
-bool attached(const QSqlDatabase &db, const char *schema)
-{
-    QSqlQuery q(db);
-    q.prepare(QStringLiteral("SELECT 1 FROM pragma_database_list WHERE name = ?"));
-    q.addBindValue(QLatin1String(schema));
-    return q.exec() && q.next();
-}
-
 std::vector<Located> locate(const QSqlDatabase &db)
 {
     // The live file's catalogue first: inside one read transaction that fixes its snapshot

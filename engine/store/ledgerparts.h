@@ -21,6 +21,7 @@
 // and indexes, the reader connections query with the archive attached as kArchive.
 
 #include "clock.h"
+#include "ledgerattach.h"
 #include "ledgerevent.h"
 
 #include <QString>
@@ -46,15 +47,10 @@ namespace ledgerparts {
 
 class FilterCache;
 
-// The schema name a reader connection attaches the archive under (ledgerarchive.h).
-inline constexpr const char *kArchive = "arch";
-
 QString table(std::uint64_t part);
 std::uint64_t partOf(std::uint64_t seq, std::uint64_t rows);
 // The partitions in `schema` of the connection, oldest first.
 std::vector<std::uint64_t> list(const QSqlDatabase &db, const char *schema = "main");
-// Whether the connection has a database attached as `schema`.
-bool attached(const QSqlDatabase &db, const char *schema);
 // A partition as a reader finds it: in the live file (main) or, once archived, the archive.
 struct Located
 {
