@@ -4,7 +4,6 @@
 #include "ledgerformat.h"
 #include "wording.h"
 
-#include <QPointer>
 #include <QSaveFile>
 
 namespace leasehold {
@@ -30,11 +29,18 @@ ConsoleCommands::ConsoleCommands(EngineHost &host, QString operatorDid, KeyMinte
     , m_minter(std::move(minter))
 {}
 
-ConsoleCommands::~ConsoleCommands() = default;
+ConsoleCommands::~ConsoleCommands()
+{
+    // Before anything else goes: work on the engine thread, the store's reader thread, the
+    // webhooks' delivery thread or a worker finds the console gone from here on.
+    m_self.clear();
+}
 
 void ConsoleCommands::announce(QString summary)
 {
-    m_host.whenDurable([this, summary = std::move(summary)](bool) { emit leverDone(summary); });
+    m_host.whenDurable([self = m_self.weak(), summary = std::move(summary)](bool) {
+        self.with([&](ConsoleCommands &c) { emit c.leverDone(summary); });
+    });
 }
 
 bool ConsoleCommands::refused()
@@ -125,9 +131,11 @@ void ConsoleCommands::exportLedger(const QString &path, const QString &format,
 void ConsoleCommands::readLedger(quint64 request, std::uint64_t since, std::size_t limit,
                                  const LedgerFilter &filter)
 {
-    m_host.readLedger(since, limit, filter, [this, request](std::vector<LedgerEvent> page) {
-        emit ledgerRead(request, std::make_shared<const std::vector<LedgerEvent>>(std::move(page)));
-    });
+    m_host.readLedger(
+        since, limit, filter, [self = m_self.weak(), request](std::vector<LedgerEvent> page) {
+            auto shared = std::make_shared<const std::vector<LedgerEvent>>(std::move(page));
+            self.with([&](ConsoleCommands &c) { emit c.ledgerRead(request, shared); });
+        });
 }
 
 void ConsoleCommands::exportPage(std::shared_ptr<Export> job)
@@ -135,17 +143,24 @@ void ConsoleCommands::exportPage(std::shared_ptr<Export> job)
     // Pages come from the store's reader thread; encoding and writing them happens on a worker,
     // one page at a time, so neither the engine thread nor the disk's pace holds up agents.
     m_host.readLedger(
-        job->since, kExportPage, job->filter, [this, job](std::vector<LedgerEvent> page) {
-            m_workers.start([this, job, page = std::move(page)] {
-                if (!page.empty()) {
-                    job->file.write(job->csv ? ledgerCsv(page, false) : ledgerJsonLines(page));
-                    job->since = page.back().seq;
-                    job->written += qint64(page.size());
-                }
-                const bool more =
-                    page.size() == kExportPage && job->file.error() == QFileDevice::NoError;
-                QMetaObject::invokeMethod(
-                    this, [this, job, more] { exportDone(job, more); }, Qt::QueuedConnection);
+        job->since, kExportPage, job->filter,
+        [self = m_self.weak(), job](std::vector<LedgerEvent> page) {
+            self.with([&](ConsoleCommands &c) {
+                c.m_workers.start([self, job, page = std::move(page)] {
+                    if (!page.empty()) {
+                        job->file.write(job->csv ? ledgerCsv(page, false) : ledgerJsonLines(page));
+                        job->since = page.back().seq;
+                        job->written += qint64(page.size());
+                    }
+                    const bool more =
+                        page.size() == kExportPage && job->file.error() == QFileDevice::NoError;
+                    // Posted with the console as its context: dropped if it goes first.
+                    self.with([&](ConsoleCommands &owner) {
+                        QMetaObject::invokeMethod(
+                            &owner, [&owner, job, more] { owner.exportDone(job, more); },
+                            Qt::QueuedConnection);
+                    });
+                });
             });
         });
 }
@@ -163,10 +178,9 @@ void ConsoleCommands::listWebhooks()
 {
     if (!m_webhooks.list)
         return emit webhooksListed({});
-    QPointer<ConsoleCommands> self(this);
+    const auto self = m_self.weak();
     m_webhooks.list([self](ConsoleWebhooks all) {
-        if (self)
-            emit self->webhooksListed(all);
+        self.with([&](ConsoleCommands &c) { emit c.webhooksListed(all); });
     });
 }
 
@@ -176,12 +190,13 @@ void ConsoleCommands::addWebhook(const ConsoleWebhookSpec &spec)
         return;
     if (!m_webhooks.add)
         return emit webhookDone({}, tr("webhooks are not available here"));
-    QPointer<ConsoleCommands> self(this);
+    const auto self = m_self.weak();
     const QString url = spec.url;
     m_webhooks.add(spec, [self, url](QString error) {
-        if (self)
-            emit self->webhookDone(
-                error.isEmpty() ? tr("Added a webhook for %1").arg(url) : QString(), error);
+        self.with([&](ConsoleCommands &c) {
+            emit c.webhookDone(error.isEmpty() ? tr("Added a webhook for %1").arg(url) : QString(),
+                               error);
+        });
     });
 }
 
@@ -191,11 +206,12 @@ void ConsoleCommands::removeWebhook(const QString &id)
         return;
     if (!m_webhooks.remove)
         return emit webhookDone({}, tr("webhooks are not available here"));
-    QPointer<ConsoleCommands> self(this);
+    const auto self = m_self.weak();
     m_webhooks.remove(id, [self, id](QString error) {
-        if (self)
-            emit self->webhookDone(error.isEmpty() ? tr("Removed webhook %1").arg(id) : QString(),
-                                   error);
+        self.with([&](ConsoleCommands &c) {
+            emit c.webhookDone(error.isEmpty() ? tr("Removed webhook %1").arg(id) : QString(),
+                               error);
+        });
     });
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "consolewebhooks.h"
+#include "crossthreadref.h"
 #include "ledgerevent.h"
 
 #include <QMetaType>
@@ -89,6 +90,8 @@ private:
     // Encodes and writes export pages; destroyed (waiting for its jobs) before the QObject
     // base, so a job's queued call back never reaches an object that is gone.
     QThreadPool m_workers;
+    // What work on other threads holds of this object (cleared first in the destructor).
+    CrossThreadRef<ConsoleCommands> m_self{this};
 };
 
 } // namespace leasehold

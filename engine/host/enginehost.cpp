@@ -1,3 +1,7 @@
+// EngineHost: the engine on its thread — the store it writes through (a turn's decisions as one
+// submission), waits and their callbacks, the alarm, restore, durability and store health.
+// Ledger reads are in enginehost_ledger.cpp.
+
 #include "enginehost.h"
 
 #include <QAbstractEventDispatcher>
@@ -47,6 +51,7 @@ EngineHost::EngineHost(EngineConfig config, const Clock *clock, std::size_t ledg
 
 EngineHost::~EngineHost()
 {
+    m_self.clear(); // a page the store reads from here on is dropped, not brought here
     // A worker's answer is a queued call to this host: let every one finish, then the posted
     // calls die with this object instead of reaching it after it has gone.
     m_workers.waitForDone();
@@ -178,70 +183,6 @@ void EngineHost::onEvent(const LedgerEvent &event)
     if (m_ledger.size() > m_ledgerCapacity)
         m_ledger.pop_front();
     emit eventRecorded(event);
-}
-
-std::vector<LedgerEvent> EngineHost::ledger(std::uint64_t since, std::size_t limit,
-                                            const LedgerFilter &filter) const
-{
-    std::vector<LedgerEvent> out;
-    // Older than the ring: the store has it; the ring continues where the store's page ends.
-    if (m_store && (m_ledger.empty() || since + 1 < m_ledger.front().seq)) {
-        out = m_store->ledger(since, limit, filter);
-        if (out.size() >= limit)
-            return out;
-        if (!out.empty())
-            since = out.back().seq;
-    }
-    continueFromRing(out, since, limit, filter);
-    return out;
-}
-
-void EngineHost::continueFromRing(std::vector<LedgerEvent> &page, std::uint64_t since,
-                                  std::size_t limit, const LedgerFilter &filter) const
-{
-    const std::uint64_t after = page.empty() ? since : page.back().seq;
-    auto it = std::upper_bound(m_ledger.begin(), m_ledger.end(), after,
-                               [](std::uint64_t s, const LedgerEvent &e) { return s < e.seq; });
-    for (; it != m_ledger.end() && page.size() < limit; ++it) {
-        if (filter.matches(*it))
-            page.push_back(*it);
-    }
-}
-
-bool EngineHost::forEachRecent(std::uint64_t since,
-                               FunctionRef<void(const LedgerEvent &)> visit) const
-{
-    const std::uint64_t last = m_engine->lastSeq();
-    if (since > last)
-        return false;
-    if (since == last)
-        return true;
-    if (m_ledger.empty() || m_ledger.front().seq > since + 1 || m_ledger.back().seq != last)
-        return false;
-    auto it = std::upper_bound(m_ledger.begin(), m_ledger.end(), since,
-                               [](std::uint64_t s, const LedgerEvent &e) { return s < e.seq; });
-    for (; it != m_ledger.end(); ++it)
-        visit(*it);
-    return true;
-}
-
-void EngineHost::readLedger(std::uint64_t since, std::size_t limit, const LedgerFilter &filter,
-                            std::function<void(std::vector<LedgerEvent>)> done)
-{
-    if (!m_store || (!m_ledger.empty() && since + 1 >= m_ledger.front().seq))
-        return done(ledger(since, limit, filter)); // all in the ring
-    m_store->readLedger(
-        since, limit, filter,
-        [this, since, limit, filter, done = std::move(done)](std::vector<LedgerEvent> page) {
-            // On the store's reader thread: the rest is finished here, on the engine thread.
-            QMetaObject::invokeMethod(
-                this,
-                [this, since, limit, filter, done, page = std::move(page)]() mutable {
-                    continueFromRing(page, since, limit, filter);
-                    done(std::move(page));
-                },
-                Qt::QueuedConnection);
-        });
 }
 
 int EngineHost::restoreFrom(LeaseStore &store, const StoredState &state)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "clock.h"
+#include "crossthreadref.h"
 #include "functionref.h"
 #include "healthcheck.h"
 #include "leaseengine.h"
@@ -237,6 +238,9 @@ private:
     bool m_unresponsive = false; // a change waited past the timeout since the last commit
     StoreHealth m_health;        // what the host acts on
     std::uint64_t m_storeRefused = 0;
+    // What the store's reader thread holds of this host while a read is out (cleared first in
+    // the destructor).
+    CrossThreadRef<EngineHost> m_self{this};
 };
 
 } // namespace leasehold
